@@ -1,0 +1,36 @@
+# Two entry points that work on a fresh machine with only Python 3.11+ and make:
+#   make demo   - play a scripted game on the station (simulated hardware by default)
+#   make test   - lint, type-check the engine, and run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.installed
+
+.PHONY: demo test lint typecheck pytest bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (found %s)" % sys.version.split()[0])'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/tower demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy engine
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest
+
+test: lint typecheck pytest
+
+bench: $(STAMP)
+	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

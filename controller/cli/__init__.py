@@ -1,0 +1,54 @@
+"""The `tower` command line.
+
+This layer only parses arguments and prints; the work happens in the packages it calls. Each
+sub-command lives in its own module in this package and exposes ``register(subparsers)``, which
+adds its parser and sets ``handler`` (a callable taking the parsed namespace and returning an exit
+code). Modules are discovered, so adding a command never means editing this file. Heavy imports
+(OpenCV, the web server) belong inside the handlers so that ``tower --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tower",
+        description=(
+            "The Wallenstein tower station: plan and resolve battles, count the tray from a photo, "
+            "calibrate the camera, check the hardware, and run a game session at the table."
+        ),
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="<command>")
+    subparsers.required = True
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:  # a command group given without its sub-command
+        parser.parse_args([*(argv if argv is not None else sys.argv[1:]), "--help"])
+        return 2
+    try:
+        return int(handler(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

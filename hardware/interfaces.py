@@ -1,0 +1,112 @@
+"""The small interfaces every device backend implements.
+
+Each class says what a backend must override and what it may. Real backends (gpiozero, picamera2,
+OpenCV, the serial tray board) and simulated ones implement the same interface, so the controller
+never knows which it has; the contract tests in ``tests/`` run against every backend that can load.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+class Device(ABC):
+    """Base of every device. May override: ``close()`` (release pins, ports, processes),
+    ``describe()`` (one line for ``tower hw check``)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release whatever the device holds; calling it twice is harmless."""
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class FunnelRelease(Device):
+    """The servo-held trapdoor under the funnel.
+
+    Must override: ``release()``. May override: ``sweep()`` (a self-test that moves the servo
+    between its calibrated endpoints without releasing anything of a battle).
+    """
+
+    @abstractmethod
+    def release(self) -> None:
+        """Open to the calibrated open angle, dwell until every cube has fallen, close, detach.
+
+        One call is one drop. Raises ``ReleaseError`` when it cannot be carried out."""
+
+    def sweep(self) -> None:
+        """Move closed -> open -> closed for a hardware check (default: a release)."""
+        self.release()
+
+
+class Camera(Device):
+    """A camera looking down on the tray. Must override: ``capture()``."""
+
+    @abstractmethod
+    def capture(self) -> np.ndarray:
+        """One frame as an ``H x W x 3`` ``uint8`` array in **BGR** order (OpenCV's).
+
+        Raises ``CameraTimeout`` when no frame comes in time, ``CameraError`` otherwise."""
+
+
+@dataclass(frozen=True)
+class BoardInfo:
+    """What the tray board says about itself in the HELLO handshake."""
+
+    protocol_version: int
+    boot_id: int
+    firmware: str
+
+
+class TrayBoard(Device):
+    """The optional tray board: break-beam counter, LED ring, vibration motor.
+
+    Must override: ``hello()``, ``reset_beam()``, ``beam_count()``, ``set_leds()``, ``vibrate()``.
+    """
+
+    @abstractmethod
+    def hello(self) -> BoardInfo:
+        """Handshake: protocol version and boot id (a changed boot id means the board reset)."""
+
+    @abstractmethod
+    def reset_beam(self) -> None:
+        """Zero the break-beam cube counter before a drop."""
+
+    @abstractmethod
+    def beam_count(self) -> int:
+        """Cubes counted falling out of the tower since the last reset."""
+
+    @abstractmethod
+    def set_leds(self, level: float) -> None:
+        """LED ring brightness, 0.0 (off) to 1.0 (full)."""
+
+    @abstractmethod
+    def vibrate(self, seconds: float) -> None:
+        """Run the vibration motor to spread a pile in the tray."""
+
+
+class StatusLight(Device):
+    """An optional status LED for the table. Must override: ``show(state)``."""
+
+    @abstractmethod
+    def show(self, state: str) -> None:
+        """``"ready"``, ``"busy"``, ``"attention"`` or ``"off"``."""
+
+
+class Buttons(Device):
+    """Optional table buttons. Must override: ``wait_for_release_press(timeout)``."""
+
+    @abstractmethod
+    def wait_for_release_press(self, timeout: float | None) -> bool:
+        """Block until the host presses the release button; ``False`` on timeout."""
