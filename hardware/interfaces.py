@@ -15,11 +15,11 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-class Device(ABC):
+class Device:
     """Base of every device. May override: ``close()`` (release pins, ports, processes),
     ``describe()`` (one line for ``tower hw check``)."""
 
-    def close(self) -> None:  # noqa: B027 - optional hook
+    def close(self) -> None:
         """Release whatever the device holds; calling it twice is harmless."""
 
     def describe(self) -> str:
@@ -32,7 +32,7 @@ class Device(ABC):
         self.close()
 
 
-class FunnelRelease(Device):
+class FunnelRelease(Device, ABC):
     """The servo-held trapdoor under the funnel.
 
     Must override: ``release()``. May override: ``sweep()`` (a self-test that moves the servo
@@ -50,7 +50,7 @@ class FunnelRelease(Device):
         self.release()
 
 
-class Camera(Device):
+class Camera(Device, ABC):
     """A camera looking down on the tray. Must override: ``capture()``."""
 
     @abstractmethod
@@ -69,7 +69,7 @@ class BoardInfo:
     firmware: str
 
 
-class TrayBoard(Device):
+class TrayBoard(Device, ABC):
     """The optional tray board: break-beam counter, LED ring, vibration motor.
 
     Must override: ``hello()``, ``reset_beam()``, ``beam_count()``, ``set_leds()``, ``vibrate()``.
@@ -96,7 +96,7 @@ class TrayBoard(Device):
         """Run the vibration motor to spread a pile in the tray."""
 
 
-class StatusLight(Device):
+class StatusLight(Device, ABC):
     """An optional status LED for the table. Must override: ``show(state)``."""
 
     @abstractmethod
@@ -104,7 +104,7 @@ class StatusLight(Device):
         """``"ready"``, ``"busy"``, ``"attention"`` or ``"off"``."""
 
 
-class Buttons(Device):
+class Buttons(Device, ABC):
     """Optional table buttons. Must override: ``wait_for_release_press(timeout)``."""
 
     @abstractmethod
