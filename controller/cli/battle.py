@@ -1,0 +1,92 @@
+"""`tower plan` and `tower resolve`: the rules engine on the command line (spec/battle-json.md).
+
+Both read one battle as JSON from a file or from standard input (``-``) and print one JSON object
+on standard output: the result and exit 0, or ``{"error": ..., "field": ...}`` and exit 2 for any
+invalid input (unreadable file, malformed JSON, wrong shape, a battle the rules forbid, an
+impossible tray reading). The work is done by :mod:`engine.api`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+EXIT_INVALID = 2
+
+
+def _add_command(subparsers: Any, name: str, help_text: str, description: str) -> None:
+    parser = subparsers.add_parser(name, help=help_text, description=description)
+    parser.add_argument(
+        "file", nargs="?", metavar="FILE|-", help="the battle JSON file, or - to read standard input"
+    )
+    parser.add_argument(
+        "--schema", action="store_true", help="print the JSON Schema of the battle input and exit"
+    )
+    parser.set_defaults(handler=lambda args: _run(name, args))
+
+
+def register(subparsers: Any) -> None:
+    """Add `plan` and `resolve` to the `tower` command."""
+    _add_command(
+        subparsers,
+        "plan",
+        "say which cubes to drop for a battle, and where each comes from",
+        "Read a battle (JSON, spec/battle-json.md) and print the drop: every cube to put into the "
+        "funnel, split by where it comes from (supply, county, tray). Exit 2 on invalid input.",
+    )
+    _add_command(
+        subparsers,
+        "resolve",
+        "resolve a battle from the tray as read after the drop",
+        "Read a battle with its tray reading `tray_after` (JSON, spec/battle-json.md) and print the "
+        "outcome, where every cube of the tray goes, the tower delta and the county afterwards. "
+        "Exit 2 on invalid input.",
+    )
+
+
+def _emit(obj: object) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+
+
+def _fail(message: str, field: str | None = None) -> int:
+    _emit({"error": message, "field": field})
+    return EXIT_INVALID
+
+
+def _read_text(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _run(command: str, args: argparse.Namespace) -> int:
+    from engine import api
+    from engine.errors import BattleInputError
+    from engine.schema import BATTLE_SCHEMA
+
+    if args.schema:
+        _emit(BATTLE_SCHEMA)
+        return 0
+    if args.file is None:
+        return _fail(f"give the battle file to {command}, or - to read it from standard input")
+    try:
+        text = _read_text(args.file)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return _fail(f"cannot read the battle file {args.file}: {reason}")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return _fail(f"the battle is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
+    run: Callable[[dict[str, Any]], dict[str, Any]] = api.plan if command == "plan" else api.resolve
+    try:
+        result = run(data)
+    except BattleInputError as exc:
+        _emit(exc.to_json())
+        return EXIT_INVALID
+    _emit(result)
+    return 0

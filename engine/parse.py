@@ -1,0 +1,70 @@
+"""From battle JSON (already a Python dict) to the typed battles of :mod:`engine.model`.
+
+Shape errors come from :mod:`engine.schema`, rule errors from :mod:`engine.legality`; this module
+only fills in the defaults the contract allows (no revolt markers, no buildings, no event, no bonus
+tiles held, nobody immune, Emperor's Court not in play).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.bonus import BonusTiles
+from engine.events import Event
+from engine.legality import check_battle_is_legal
+from engine.model import Attack, Battle, Building, DropContext, InitialFill, Revolt, Round
+from engine.schema import validate_battle_json
+from engine.supply import Supplies
+
+
+def _context(data: dict[str, Any]) -> DropContext:
+    tiles = data.get("bonus_tiles", {})
+    event = data.get("event")
+    supply = data.get("supply")
+    return DropContext(
+        round=Round(
+            event=Event(event) if event is not None else None,
+            bonus_tiles=BonusTiles(tiles.get("attack_plus_one"), tiles.get("defence_plus_one")),
+            immune=frozenset(data.get("immune", [])),
+        ),
+        tray_before=dict(data["tray_before"]),
+        supply=Supplies(supply) if supply is not None else None,
+        tower_before=dict(data["tower_before"]) if "tower_before" in data else None,
+    )
+
+
+def battle_from_json(data: object) -> Battle:
+    """Validate ``data`` (shape and rules) and build the battle it describes."""
+    valid = validate_battle_json(data)
+    context = _context(valid)
+    kind = valid["battle"]
+    buildings = frozenset(Building(b) for b in valid.get("buildings", []))
+    battle: Battle
+    if kind == "attack":
+        battle = Attack(
+            attacker=valid["attacker"],
+            attacking_armies=valid["attacking_armies"],
+            defender=valid["defender"],
+            defending_armies=valid["defending_armies"],
+            context=context,
+            origin_armies=valid.get("origin_armies"),
+            revolt_markers=valid.get("revolt_markers", 0),
+            buildings=buildings,
+        )
+    elif kind in ("revolt", "winter_revolt"):
+        battle = Revolt(
+            defender=valid["defender"],
+            defending_armies=valid["defending_armies"],
+            revolt_markers=valid.get("revolt_markers", 0),
+            context=context,
+            buildings=buildings,
+            unsupplied_counties=valid["unsupplied_counties"] if kind == "winter_revolt" else None,
+        )
+    else:
+        battle = InitialFill(
+            players=tuple(valid["players"]),
+            context=context,
+            emperors_court=valid.get("emperors_court", False),
+        )
+    check_battle_is_legal(battle)
+    return battle
