@@ -1,0 +1,62 @@
+"""`tower serve`: the table's web page on the local network."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the table's web page on the local network",
+        description=(
+            "Serve the battle page: anyone on the network may watch; planning, releasing and correcting "
+            "need the host's PIN, which is printed here (random unless --pin or TOWER_PIN sets it)."
+        ),
+    )
+    parser.add_argument("--config", type=Path, default=None, help="station config (default: simulated)")
+    parser.add_argument("--data-dir", type=Path, default=None, help="override the config's data directory")
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
+    parser.add_argument("--port", type=int, default=8000, help="TCP port (default: 8000)")
+    parser.add_argument("--pin", default=None, help="the host's PIN, 4-12 letters or digits (default: random)")
+    parser.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from controller.table import Table
+    from controller.web.access import HostAccess, generate_pin, validate_pin
+    from controller.web.app import create_app
+    from controller.web.server import make_server
+
+    pin = args.pin or os.environ.get("TOWER_PIN") or generate_pin()
+    try:
+        validate_pin(pin)
+    except ValueError as err:
+        print(f"tower serve: {err}", file=sys.stderr)
+        return 2
+    if not 0 < args.port < 65536:
+        print(f"tower serve: --port {args.port} is not a TCP port", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        table = Table.open(config_path=args.config, data_dir=args.data_dir)
+    except (OSError, ValueError) as err:
+        print(f"tower serve: {err}", file=sys.stderr)
+        return 2
+    try:
+        data_dir = Path(args.data_dir or table.data_dir)
+        app = create_app(table, data_dir, HostAccess(pin))
+        shown = "localhost" if args.host in ("0.0.0.0", "::") else args.host
+        print(f"Serving the table on http://{shown}:{args.port}/ (listening on {args.host})")
+        print(f"Host PIN: {pin}", flush=True)
+        make_server(app, args.host, args.port).run()
+    finally:
+        close = getattr(table, "close", None)
+        if close is not None:
+            close()
+    return 0

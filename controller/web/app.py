@@ -1,0 +1,208 @@
+"""The FastAPI application: a static page, a JSON API over ``Table``, live events, and the photos.
+
+Reads are open to anyone on the network; every request that changes the table goes through
+:func:`_host_only` (same-origin check, then the host's session and CSRF token or the PIN header) and
+is refused with a logged reason otherwise. The app holds no game logic: it serialises what the table
+returns and turns the table's errors into HTTP answers that name the problem.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from controller.web.access import (
+    COOKIE_NAME,
+    CSRF_HEADER,
+    PIN_HEADER,
+    HostAccess,
+    Refused,
+    same_origin,
+)
+from controller.web.events import EventHub
+from controller.web.files import NotServable, resolve_data_file
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+log = logging.getLogger("controller.web.access")
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+}
+
+
+class Login(BaseModel):
+    pin: str = Field(max_length=64)
+
+
+class Correction(BaseModel):
+    counts: dict[str, int]
+    who: str = Field(default="host", min_length=1, max_length=40)
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.field = status, message, field
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _table_error(err: Exception) -> ApiError:
+    """Map the table's errors (which inherit the builtins a caller catches) onto HTTP statuses."""
+    message = getattr(err, "message", None) or str(err) or type(err).__name__
+    field = getattr(err, "field", None)
+    if isinstance(err, LookupError):
+        return ApiError(404, message, field)
+    if isinstance(err, ValueError):
+        return ApiError(400, message, field)
+    if isinstance(err, TimeoutError | OSError | RuntimeError):
+        return ApiError(503, message, field)
+    return ApiError(500, message, field)
+
+
+def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: float = 15.0) -> FastAPI:
+    """The web app for one table. ``data_dir`` is the only directory whose images are served."""
+    hub = EventHub(table, keepalive_s=keepalive_s)
+    change_lock = threading.Lock()  # one change at a time: two taps on Release must not race
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        hub.start()
+        try:
+            yield
+        finally:
+            hub.close()
+
+    app = FastAPI(title="Wallenstein tower station", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url=None)
+    app.state.hub = hub
+    app.state.access = access
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next: Callable[[Request], Any]) -> Response:
+        response: Response = await call_next(request)
+        for key, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(key, value)
+        return response
+
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, err: ApiError) -> JSONResponse:
+        return JSONResponse({"error": err.message, "field": err.field}, status_code=err.status)
+
+    @app.exception_handler(Refused)
+    async def refused(request: Request, err: Refused) -> JSONResponse:
+        log.warning("refused %s %s from %s: %s", request.method, request.url.path, _client(request),
+                    err.message)
+        return JSONResponse({"error": err.message, "field": None}, status_code=err.status)
+
+    def _check_origin(request: Request) -> None:
+        if not same_origin(request.headers.get("origin"), request.headers.get("referer"),
+                           request.headers.get("host"), request.url.scheme):
+            raise Refused(403, "cross-site request refused")
+
+    def _host_only(request: Request) -> None:
+        _check_origin(request)
+        access.authorise(cookie=request.cookies.get(COOKIE_NAME), csrf=request.headers.get(CSRF_HEADER),
+                         pin=request.headers.get(PIN_HEADER), client=_client(request))
+
+    def _change(action: Callable[[], Any]) -> Any:
+        with change_lock:
+            try:
+                return action()
+            except (Refused, ApiError):
+                raise
+            except Exception as err:  # the table's errors become answers that name the problem
+                logging.getLogger("controller.web").warning("table refused: %s", err)
+                raise _table_error(err) from err
+
+    # -- pages ------------------------------------------------------------------------------------
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    @app.get("/data/{relative:path}")
+    def data_file(relative: str, request: Request) -> FileResponse:
+        try:
+            path, media_type = resolve_data_file(data_dir, relative)
+        except NotServable as err:
+            log.warning("refused %s %s from %s: %s", request.method, request.url.path, _client(request), err)
+            raise ApiError(404, "no such image") from err
+        return FileResponse(path, media_type=media_type, headers={"Cache-Control": "max-age=3600"})
+
+    # -- reading ----------------------------------------------------------------------------------
+    @app.get("/api/state")
+    def state(request: Request) -> dict[str, Any]:
+        token = request.cookies.get(COOKIE_NAME)
+        host = access.is_host(token)
+        try:
+            status, history = table.status(), table.history()
+        except Exception as err:
+            raise _table_error(err) from err
+        return {"status": status, "history": history, "host": host,
+                "csrf": access.csrf_for(token) if host and token else None}
+
+    @app.get("/api/events")
+    def events() -> StreamingResponse:
+        return StreamingResponse(hub.stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    # -- the host ---------------------------------------------------------------------------------
+    @app.post("/api/host/login")
+    def login(body: Login, request: Request) -> JSONResponse:
+        _check_origin(request)
+        access.check_pin(body.pin, _client(request))
+        token, csrf = access.open_session()
+        response = JSONResponse({"host": True, "csrf": csrf})
+        response.set_cookie(COOKIE_NAME, token, httponly=True, samesite="strict", path="/",
+                            secure=request.url.scheme == "https")
+        log.info("host logged in from %s", _client(request))
+        return response
+
+    @app.post("/api/host/logout")
+    def logout(request: Request) -> JSONResponse:
+        _check_origin(request)
+        access.close_session(request.cookies.get(COOKIE_NAME))
+        response = JSONResponse({"host": False})
+        response.delete_cookie(COOKIE_NAME, path="/")
+        return response
+
+    @app.post("/api/battles", dependencies=[Depends(_host_only)])
+    def plan(battle: dict[str, Any]) -> Any:
+        result = _change(lambda: table.plan(battle))
+        hub.publish({"type": "web_planned", "drop_id": result.get("drop_id")})
+        return result
+
+    @app.post("/api/drops/{drop_id}/release", dependencies=[Depends(_host_only)])
+    def release(drop_id: int) -> Any:
+        hub.publish({"type": "web_release_started", "drop_id": drop_id})
+        try:
+            return _change(lambda: table.release(drop_id))
+        finally:
+            hub.publish({"type": "web_release_finished", "drop_id": drop_id})
+
+    @app.post("/api/drops/{drop_id}/correct", dependencies=[Depends(_host_only)])
+    def correct(drop_id: int, body: Correction) -> Any:
+        result = _change(lambda: table.correct(drop_id, body.counts, body.who))
+        hub.publish({"type": "web_corrected", "drop_id": drop_id})
+        return result
+
+    return app

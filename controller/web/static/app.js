@@ -1,0 +1,463 @@
+// The table's page: renders /api/state, follows /api/events (server-sent events) and, for the host,
+// sends plan / release / correct requests with the CSRF token from the login. No framework and no
+// build step; every text from the server goes in through textContent, never as HTML.
+"use strict";
+
+const COLOURS = ["red", "blue", "yellow", "purple", "black", "green"];
+const KINDS = [
+  ["attack", "Attack"], ["revolt", "Revolt"], ["winter_revolt", "Winter revolt"], ["initial_fill", "Initial fill"],
+];
+const STEPS = ["Opening the funnel", "Cubes falling", "Waiting for the tray to settle", "Reading the tray", "Resolving the battle"];
+const S = { data: null, host: false, csrf: null, releasing: null, showForm: false, correcting: null, busy: false, kind: "attack" };
+
+// -- small DOM helper -----------------------------------------------------------------------------
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+const $ = (id) => document.getElementById(id);
+const colourClass = (c) => (COLOURS.includes(c) ? `c-${c}` : "c-other");
+const cap = (s) => String(s).charAt(0).toUpperCase() + String(s).slice(1);
+const nonzero = (m) => Object.entries(m || {}).filter(([, n]) => Number(n) !== 0);
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+const label = (c) => (c === "green" ? "peasants" : c);
+
+function countsOf(reading) {
+  if (!reading) return {};
+  if (reading.cubes && typeof reading.cubes === "object") return reading.cubes;
+  if (reading.counts && typeof reading.counts === "object") return reading.counts;
+  return Object.fromEntries(Object.entries(reading).filter(([k, v]) => COLOURS.includes(k) && typeof v === "number"));
+}
+
+function swatches(counts, size) {
+  const items = nonzero(counts).sort((a, b) => COLOURS.indexOf(a[0]) - COLOURS.indexOf(b[0]));
+  if (!items.length) return h("p", { class: "muted", text: "nothing" });
+  return h("ul", { class: `swatches ${size || ""}` }, items.map(([c, n]) =>
+    h("li", { class: "swatch", "data-colour": c, "data-count": n },
+      h("span", { class: `cube ${colourClass(c)}`, text: n }), h("span", { class: "name", text: label(c) }))));
+}
+
+function inline(counts) {
+  const items = nonzero(counts);
+  if (!items.length) return [h("span", { class: "muted", text: "none" })];
+  return items.map(([c, n]) => h("span", {}, h("span", { class: `dot ${colourClass(c)}` }), `${n} ${label(c)}  `));
+}
+
+function imageUrl(rel) { return rel ? `/data/${String(rel).split("/").map(encodeURIComponent).join("/")}` : null; }
+function openImage(src, alt) { $("image-full").src = src; $("image-full").alt = alt; $("image-dialog").showModal(); }
+function when(ts) {
+  if (!ts) return "";
+  const d = typeof ts === "number" ? new Date(ts * 1000) : new Date(ts);
+  return isNaN(d) ? String(ts) : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+function toast(message, bad) {
+  const t = $("toast");
+  t.textContent = message; t.classList.toggle("bad", !!bad); t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 5000);
+}
+
+// -- talking to the station -----------------------------------------------------------------------
+async function api(path, body) {
+  const opts = { method: body === undefined ? "GET" : "POST", headers: {} };
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    if (S.csrf) opts.headers["X-CSRF-Token"] = S.csrf;
+    opts.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, opts);
+  let data = null;
+  try { data = await res.json(); } catch (_) { data = null; }
+  if (!res.ok) {
+    const err = new Error((data && (data.error || data.detail)) || `${res.status} ${res.statusText}`);
+    err.status = res.status;
+    if (res.status === 403 && S.host && path !== "/api/host/login") { S.host = false; S.csrf = null; renderHost(); }
+    throw err;
+  }
+  return data;
+}
+
+let refreshTimer = null;
+function scheduleRefresh() { clearTimeout(refreshTimer); refreshTimer = setTimeout(refresh, 120); }
+async function refresh() {
+  try {
+    const data = await api("/api/state");
+    S.data = data; S.host = data.host; S.csrf = data.csrf || S.csrf;
+    render();
+  } catch (err) { toast(`Could not read the table: ${err.message}`, true); }
+}
+
+async function act(what, path, body) {
+  if (S.busy) return null;
+  S.busy = true; render();
+  try { return await api(path, body); }
+  catch (err) { toast(`${what}: ${err.message}`, true); return null; }
+  finally { S.busy = false; render(); }
+}
+
+// -- live events -----------------------------------------------------------------------------------
+function stepOf(event) {
+  const t = String(event.type || event.phase || "").toLowerCase();
+  if (t.includes("resolv") || t.includes("verif")) return 4;
+  if (t.includes("captur") || t.includes("count") || t.includes("read")) return 3;
+  if (t.includes("settl")) return 2;
+  if (t.includes("released") || t.includes("fall")) return 1;
+  if (t.includes("releas")) return 0;
+  return null;
+}
+
+function onEvent(event) {
+  if (event.type === "hello") { scheduleRefresh(); return; }
+  if (event.type === "web_release_started") {
+    S.releasing = { drop_id: event.drop_id, step: 0 }; S.showForm = false; renderBattle();
+    return;
+  }
+  if (event.type === "web_release_finished") { S.releasing = null; scheduleRefresh(); return; }
+  const step = stepOf(event);
+  if (S.releasing && step !== null && step > S.releasing.step) { S.releasing.step = step; renderBattle(); }
+  if (!S.releasing || step === null) scheduleRefresh();
+}
+
+function connect() {
+  const live = $("live");
+  const source = new EventSource("/api/events");
+  source.onopen = () => { live.dataset.state = "live"; live.textContent = "live"; };
+  source.onerror = () => { live.dataset.state = "offline"; live.textContent = "reconnecting"; };
+  source.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (_) { /* a keep-alive */ } };
+}
+
+// -- the battle card -------------------------------------------------------------------------------
+function currentDrop() {
+  const st = (S.data && S.data.status) || {};
+  return st.drop || st.current_drop || null;
+}
+function historyEntry(dropId) {
+  return ((S.data && S.data.history) || []).find((d) => d.drop_id === dropId) || null;
+}
+function players() {
+  const st = (S.data && S.data.status) || {};
+  return (st.players || []).map((p) => (typeof p === "string" ? p : p.colour));
+}
+
+function renderBattle() {
+  const card = $("battle");
+  card.replaceChildren();
+  if (!S.data) { card.append(h("p", { class: "muted", text: "Loading the table…" })); return; }
+  const st = S.data.status || {};
+  if (st.session === null || (st.players && !st.players.length)) {
+    card.append(h("h2", { text: "No game yet" }),
+      h("p", { text: "The host starts a session on the station: tower session new --players red,blue,yellow" }));
+    return;
+  }
+  const drop = currentDrop();
+  const phase = drop && drop.phase;
+  if (S.releasing || (drop && !["planned", "resolved", "needs_confirmation", "done", "finished"].includes(phase))) {
+    if (drop && !S.releasing) S.releasing = null;
+    card.append(progressView(S.releasing ? S.releasing.step : stepOf({ phase }) || 0, drop));
+    return;
+  }
+  if (drop && phase === "planned") { card.append(...funnelView(drop)); return; }
+  const record = (drop && historyEntry(drop.drop_id)) || ((S.data.history || [])[0]) || null;
+  if (S.showForm && S.host) { card.append(battleForm()); return; }
+  if (record) card.append(...resultView(record));
+  else card.append(h("h2", { text: "Ready" }), h("p", { class: "muted", text: "No drop in this session yet." }));
+  if (S.host) {
+    card.append(h("div", { class: "row" },
+      h("button", { class: "primary", id: "new-battle", type: "button", onclick: () => { S.showForm = true; S.correcting = null; renderBattle(); } },
+        st.filled === false ? "Initial fill" : "New battle")));
+  } else {
+    card.append(h("p", { class: "muted", text: "Waiting for the host to start the next battle." }));
+  }
+}
+
+function battleTitle(battle) {
+  if (!battle) return "Battle";
+  const kind = (KINDS.find(([k]) => k === battle.battle) || [null, cap(battle.battle || "battle")])[1];
+  if (battle.battle === "attack") {
+    return `${cap(battle.attacker)} attacks ${battle.defender ? cap(battle.defender) : "a neutral county"}`;
+  }
+  if (battle.battle === "revolt" || battle.battle === "winter_revolt") return `${kind} against ${cap(battle.defender)}`;
+  return kind;
+}
+
+function funnelView(drop) {
+  const plan = drop.plan || {};
+  const funnel = plan.drop || drop.funnel || {};
+  const total = nonzero(funnel).reduce((s, [, n]) => s + Number(n), 0);
+  const parts = [
+    h("div", { class: "battle-head" }, h("h2", { text: battleTitle(drop.battle) }), h("span", { class: "tag", text: `drop ${drop.drop_id}` })),
+    h("h3", { text: `Into the funnel · ${plural(total, "cube", "cubes")}` }),
+    swatches(funnel, "big"),
+    h("ul", { class: "sources" },
+      h("li", {}, h("span", { class: "label", text: "from the supplies" }), ...inline(plan.from_supply)),
+      h("li", {}, h("span", { class: "label", text: "from the county" }), ...inline(plan.from_county)),
+      h("li", {}, h("span", { class: "label", text: "all of the tray" }), ...inline(plan.from_tray))),
+  ];
+  if (S.host) {
+    parts.push(h("button", {
+      class: "release", id: "release", type: "button", disabled: S.busy,
+      onclick: () => release(drop.drop_id),
+    }, "Release"));
+  } else {
+    parts.push(h("p", { class: "notice", text: "Put these cubes into the funnel. The host releases them." }));
+  }
+  return parts;
+}
+
+function progressView(step, drop) {
+  const title = drop ? battleTitle(drop.battle) : "Releasing";
+  return h("div", { class: "progress", id: "progress" },
+    h("div", { class: "battle-head" }, h("h2", { text: title }), h("span", { class: "tag", text: "in progress" })),
+    h("div", { class: "bar-track" }, h("div", { class: "bar-fill", style: `width:${Math.round(((step + 0.5) / STEPS.length) * 100)}%` })),
+    h("ol", { class: "steps" }, STEPS.map((s, i) => h("li", { class: i < step ? "done" : i === step ? "now" : "" }, s))));
+}
+
+function instructionList(record) {
+  const out = [];
+  const add = (cls, verb, rest) => out.push(h("li", { class: cls }, h("span", { class: "verb", text: verb }), ` ${rest}`));
+  const ins = record.instructions;
+  if (Array.isArray(ins) && ins.length) {
+    for (const item of ins) {
+      const text = typeof item === "string" ? item : (item.text || item.say || JSON.stringify(item));
+      const low = text.toLowerCase();
+      const cls = low.startsWith("return") ? "return" : low.startsWith("place") || low.startsWith("put") ? "place" : low.startsWith("remove") || low.startsWith("take") ? "remove" : "";
+      out.push(h("li", { class: cls, text }));
+    }
+    return out;
+  }
+  const res = record.resolution || {};
+  const countText = (m) => nonzero(m).map(([c, n]) => `${n} ${label(c)}`).join(", ");
+  if (nonzero(res.to_supply).length) add("return", "Return", `${countText(res.to_supply)} from the tray to their supplies.`);
+  if (nonzero(res.to_county).length) add("place", "Place", `${countText(res.to_county)} in the county.`);
+  if (nonzero(res.tray_remaining).length) add("", "Leave", `${countText(res.tray_remaining)} in the tray.`);
+  return out;
+}
+
+function correctionsOf(record) {
+  const c = record.corrections || record.correction || [];
+  return Array.isArray(c) ? c : [c];
+}
+
+function resultView(record) {
+  const parts = [];
+  const corr = correctionsOf(record).filter(Boolean);
+  const battle = record.battle || (record.intent && record.intent.battle);
+  parts.push(h("div", { class: "battle-head" },
+    h("h2", { text: battleTitle(battle) }),
+    h("span", {}, corr.length ? h("span", { class: "tag corrected", id: "corrected-tag", text: "corrected" }) : null,
+      " ", h("span", { class: "tag", text: `drop ${record.drop_id}` }))));
+  if (record.summary) parts.push(h("p", { class: "outcome", id: "outcome", text: record.summary }));
+  if (record.needs_confirmation) {
+    parts.push(h("p", { class: "notice warn", text: "The station is not sure of this reading. Check the photo and confirm or correct the counts." }));
+  }
+  const src = imageUrl(record.annotated || record.image);
+  const left = h("div", {},
+    src ? h("button", { class: "photo", type: "button", onclick: () => openImage(src, "The tray after the drop") },
+      h("img", { id: "annotated", src, alt: `The tray after drop ${record.drop_id}, with every cube marked` })) : null);
+  const tray = countsOf(record.reading);
+  const right = h("div", {},
+    h("h3", { text: "In the tray" }), swatches(tray),
+    ...corr.map((c) => h("p", { class: "notice", "data-testid": "correction-note" },
+      `Corrected by ${c.who || "the host"} at ${when(c.when || c.ts || c.at)} · it read `, ...inline(c.before || c.original || {}))),
+    h("h3", { text: "At the table" }),
+    h("ol", { class: "todo", id: "instructions" }, instructionList(record)));
+  parts.push(h("div", { class: "result-grid" }, left, right));
+  if (S.host && S.correcting === record.drop_id) parts.push(correctionForm(record, tray));
+  else if (S.host && (record.resolution || record.reading)) {
+    parts.push(h("div", { class: "row" }, h("button", {
+      class: "secondary", id: "correct", type: "button",
+      onclick: () => { S.correcting = record.drop_id; renderBattle(); },
+    }, record.needs_confirmation ? "Confirm or correct the counts" : "Correct the reading")));
+  }
+  return parts;
+}
+
+function correctionForm(record, tray) {
+  const colours = [...players(), "green"].filter((c, i, a) => a.indexOf(c) === i);
+  for (const c of Object.keys(tray)) if (!colours.includes(c)) colours.push(c);
+  const form = h("form", { class: "battle-form", id: "correction-form" },
+    h("h3", { text: "What really lies in the tray" }),
+    h("div", { class: "grid2" }, colours.map((c) => h("label", { class: "field" },
+      h("span", {}, h("span", { class: `dot ${colourClass(c)}` }), cap(label(c))),
+      h("input", { type: "number", name: c, min: 0, max: 62, inputmode: "numeric", value: tray[c] || 0 })))),
+    h("label", { class: "field" }, "Who corrects",
+      h("input", { type: "text", name: "who", maxlength: 40, required: true, value: localStorage.getItem("tower-who") || "host" })),
+    h("div", { class: "row" },
+      h("button", { class: "secondary", type: "button", onclick: () => { S.correcting = null; renderBattle(); } }, "Cancel"),
+      h("button", { class: "primary", type: "submit", id: "correction-submit" }, "Save the correction")));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const fd = new FormData(form);
+    const counts = {};
+    for (const c of colours) counts[c] = Number(fd.get(c) || 0);
+    const who = String(fd.get("who") || "host").trim();
+    localStorage.setItem("tower-who", who);
+    const done = await act("Correction", `/api/drops/${record.drop_id}/correct`, { counts, who });
+    if (done) { S.correcting = null; toast("Correction saved."); await refresh(); }
+  });
+  return form;
+}
+
+// -- planning a battle -----------------------------------------------------------------------------
+function battleForm() {
+  const st = S.data.status || {};
+  const ps = players();
+  const kinds = st.filled === false ? KINDS.filter(([k]) => k === "initial_fill") : KINDS.filter(([k]) => k !== "initial_fill");
+  if (!kinds.some(([k]) => k === S.kind)) S.kind = kinds[0][0];
+  const playerSelect = (name, withNeutral, chosen) => h("select", { name },
+    withNeutral ? h("option", { value: "", text: "neutral county" }) : null,
+    ps.map((p) => h("option", { value: p, selected: p === chosen, text: cap(p) })));
+  const num = (name, text, value, min) => h("label", { class: "field" }, text,
+    h("input", { type: "number", name, min: min ?? 0, max: 62, value, inputmode: "numeric", required: true }));
+  const fields = [];
+  if (S.kind === "attack") {
+    fields.push(h("div", { class: "grid2" },
+      h("label", { class: "field" }, "Attacker", playerSelect("attacker", false, ps[0])),
+      num("attacking_armies", "Armies moving in", 3, 1),
+      h("label", { class: "field" }, "Defender", playerSelect("defender", true, ps[1])),
+      num("defending_armies", "Armies defending", 2)));
+  } else if (S.kind === "revolt" || S.kind === "winter_revolt") {
+    fields.push(h("div", { class: "grid2" },
+      h("label", { class: "field" }, "County owner", playerSelect("defender", false, ps[0])),
+      num("defending_armies", "Armies in the county", 2),
+      S.kind === "winter_revolt" ? num("unsupplied_counties", "Unsupplied counties", 1, 1) : null));
+  } else {
+    fields.push(h("p", {}, "The first drop of the game: 7 cubes of every player and 10 peasants. ",
+      st.emperors_court ? "Courtiers go to the entrance hall from the tray." : ""));
+  }
+  if (S.kind !== "initial_fill") {
+    fields.push(h("div", { class: "grid2" }, num("revolt_markers", "Revolt markers", 0)),
+      h("fieldset", { class: "checks" }, h("legend", { text: "Buildings in the county" }),
+        [["palace", "Palace"], ["church", "Church"], ["trading_post", "Trading post"]].map(([v, t]) =>
+          h("label", {}, h("input", { type: "checkbox", name: "buildings", value: v }), t))));
+  }
+  const form = h("form", { class: "battle-form", id: "battle-form" },
+    h("h2", { text: "New battle" }),
+    h("fieldset", { class: "kinds" }, kinds.map(([k, t]) => h("label", {},
+      h("input", { type: "radio", name: "kind", value: k, checked: k === S.kind, onchange: () => { S.kind = k; renderBattle(); } }), t))),
+    ...fields,
+    h("div", { class: "row" },
+      h("button", { class: "secondary", type: "button", onclick: () => { S.showForm = false; renderBattle(); } }, "Cancel"),
+      h("button", { class: "primary", type: "submit", id: "plan-submit", disabled: S.busy }, "Plan the drop")));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const fd = new FormData(form);
+    const battle = { battle: S.kind };
+    const int = (k) => Number(fd.get(k));
+    if (S.kind === "attack") {
+      Object.assign(battle, { attacker: fd.get("attacker"), attacking_armies: int("attacking_armies"),
+        defender: fd.get("defender") || null, defending_armies: int("defending_armies") });
+    } else if (S.kind !== "initial_fill") {
+      Object.assign(battle, { defender: fd.get("defender"), defending_armies: int("defending_armies") });
+      if (S.kind === "winter_revolt") battle.unsupplied_counties = int("unsupplied_counties");
+    }
+    if (S.kind !== "initial_fill") {
+      battle.revolt_markers = int("revolt_markers");
+      battle.buildings = fd.getAll("buildings");
+    }
+    const planned = await act("Planning", "/api/battles", battle);
+    if (planned) { S.showForm = false; await refresh(); }
+  });
+  return form;
+}
+
+async function release(dropId) {
+  S.releasing = { drop_id: dropId, step: 0 };
+  renderBattle();
+  const record = await act("Release", `/api/drops/${dropId}/release`, {});
+  S.releasing = null;
+  if (record && record.needs_confirmation) S.correcting = record.drop_id;
+  await refresh();
+}
+
+// -- ledger and history ----------------------------------------------------------------------------
+function renderLedger() {
+  const body = $("ledger-body");
+  body.replaceChildren();
+  const st = (S.data && S.data.status) || {};
+  const supply = st.supply || st.supplies || {};
+  const tray = st.tray || {};
+  const tower = st.tower || st.tower_ledger || {};
+  const board = st.board || {};
+  const courtiers = st.courtiers || {};
+  const colours = [...players(), "green"].filter((c, i, a) => a.indexOf(c) === i);
+  if (!colours.length || (colours.length === 1 && !players().length)) { body.append(h("p", { class: "muted", text: "No session yet." })); return; }
+  const court = !!st.emperors_court;
+  const row = (c) => h("tr", { "data-colour": c },
+    h("td", {}, h("span", { class: `dot ${colourClass(c)}` }), label(c)),
+    h("td", { text: supply[c] ?? 0 }), h("td", { text: board[c] ?? 0 }), h("td", { text: tray[c] ?? 0 }),
+    h("td", { text: tower[c] ?? 0 }), court ? h("td", { text: c === "green" ? "–" : courtiers[c] ?? 0 }) : null);
+  const sum = (m) => Object.values(m).reduce((s, n) => s + Number(n || 0), 0);
+  body.append(h("table", { class: "ledger", id: "ledger-table" },
+    h("thead", {}, h("tr", {}, h("th", { text: "colour" }), h("th", { text: "supply" }), h("th", { text: "map" }),
+      h("th", { text: "tray" }), h("th", { text: "tower" }), court ? h("th", { text: "court" }) : null)),
+    h("tbody", {}, colours.map(row)),
+    h("tfoot", {}, h("tr", {}, h("td", { text: "total" }), h("td", { text: sum(supply) }), h("td", { text: sum(board) }),
+      h("td", { text: sum(tray) }), h("td", { text: sum(tower) }), court ? h("td", { text: sum(courtiers) }) : null))));
+  const round = st.round || {};
+  const tiles = round.bonus_tiles || {};
+  body.append(h("div", { class: "round" },
+    h("div", {}, h("strong", { text: "Event: " }), round.event ? round.event.replaceAll("_", " ") : "none"),
+    h("div", {}, h("strong", { text: "Bonus tiles: " }), `attack +1 ${tiles.attack_plus_one || "–"}, defence +1 ${tiles.defence_plus_one || "–"}`),
+    (round.immune || []).length ? h("div", {}, h("strong", { text: "Immune: " }), round.immune.join(", ")) : null));
+}
+
+function renderHistory() {
+  const list = $("history-list");
+  list.replaceChildren();
+  const history = (S.data && S.data.history) || [];
+  if (!history.length) { list.append(h("li", { class: "muted", text: "No drops yet." })); return; }
+  for (const d of history) {
+    const src = imageUrl(d.annotated || d.image);
+    const corrected = correctionsOf(d).filter(Boolean).length > 0;
+    list.append(h("li", { "data-drop": d.drop_id },
+      src ? h("button", { class: "thumb", type: "button", onclick: () => openImage(src, `Drop ${d.drop_id}`) },
+        h("img", { src, alt: `Drop ${d.drop_id}`, loading: "lazy" })) : h("span", { class: "thumb" }),
+      h("div", {},
+        h("div", { class: "what" }, `${d.drop_id}. ${battleTitle(d.battle || (d.intent && d.intent.battle))}`, corrected ? h("span", { class: "tag corrected", text: "corrected" }) : null),
+        h("div", { text: d.summary || (d.phase ? `(${d.phase})` : "") }),
+        h("div", { class: "meta" }, inline(countsOf(d.reading))))));
+  }
+}
+
+function renderHost() {
+  const b = $("host-button");
+  b.dataset.host = String(S.host);
+  b.textContent = S.host ? "Host ✓" : "Host";
+}
+
+function render() { renderHost(); renderBattle(); renderLedger(); renderHistory(); }
+
+// -- host login ------------------------------------------------------------------------------------
+function setupHost() {
+  const dialog = $("pin-dialog");
+  $("host-button").addEventListener("click", async () => {
+    if (S.host) {
+      if (confirm("Leave host mode on this device?")) { await api("/api/host/logout", {}).catch(() => null); S.host = false; S.csrf = null; render(); }
+      return;
+    }
+    $("pin-error").hidden = true; $("pin-input").value = ""; dialog.showModal(); $("pin-input").focus();
+  });
+  $("pin-cancel").addEventListener("click", () => dialog.close());
+  $("pin-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const res = await api("/api/host/login", { pin: $("pin-input").value });
+      S.host = true; S.csrf = res.csrf; dialog.close(); toast("You are the host on this device."); await refresh();
+    } catch (err) { $("pin-error").textContent = err.message; $("pin-error").hidden = false; }
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => { setupHost(); refresh(); connect(); });
