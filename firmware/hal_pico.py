@@ -1,0 +1,76 @@
+"""The Raspberry Pi Pico (RP2040) HAL: servo and LED PWM, vibration pin, beam interrupt, WDT.
+
+Pins (see firmware/README.md for the wiring): servo signal GP15, break-beam receiver GP14 (open
+collector, pulled up; low while a cube blocks the beam), LED ring MOSFET gate GP16, vibration motor
+transistor GP17. Only this module imports ``machine``; ``tray_board.py`` never touches a pin.
+"""
+
+import os
+import time
+
+from machine import PWM, WDT, Pin
+
+SERVO_PIN = 15
+BEAM_PIN = 14
+LED_PIN = 16
+VIBRATION_PIN = 17
+
+SERVO_HZ = 50
+SERVO_MIN_US = 500  # pulse width at 0 degrees
+SERVO_MAX_US = 2500  # pulse width at 180 degrees
+LED_HZ = 1000
+BEAM_DEBOUNCE_US = 1000  # edges closer than this are one cube (receiver ringing)
+
+
+class PicoHal:
+    def __init__(self):
+        self._servo = PWM(Pin(SERVO_PIN))
+        self._servo.freq(SERVO_HZ)
+        self._servo.duty_u16(0)  # no pulses until the host says where "closed" is
+        self._led = PWM(Pin(LED_PIN))
+        self._led.freq(LED_HZ)
+        self._led.duty_u16(0)
+        self._vibration = Pin(VIBRATION_PIN, Pin.OUT, value=0)
+        self._beam_total = 0
+        self._last_edge_us = time.ticks_us()
+        self._beam = Pin(BEAM_PIN, Pin.IN, Pin.PULL_UP)
+        self._beam.irq(trigger=Pin.IRQ_FALLING, handler=self._on_beam, hard=True)
+
+    def _on_beam(self, pin):
+        # hard IRQ: no allocation; integers below 2**30 stay small ints
+        now = time.ticks_us()
+        if time.ticks_diff(now, self._last_edge_us) >= BEAM_DEBOUNCE_US:
+            self._beam_total = (self._beam_total + 1) & 0x3FFFFFFF
+        self._last_edge_us = now
+
+    def ticks_ms(self):
+        return time.ticks_ms()
+
+    def ticks_diff(self, new, old):
+        return time.ticks_diff(new, old)
+
+    def ticks_add(self, t, ms):
+        return time.ticks_add(t, ms)
+
+    def random_u32(self):
+        b = os.urandom(4)
+        return b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24)
+
+    def servo_write(self, cdeg):
+        pulse_us = SERVO_MIN_US + (SERVO_MAX_US - SERVO_MIN_US) * cdeg // 18000
+        self._servo.duty_ns(pulse_us * 1000)
+
+    def servo_detach(self):
+        self._servo.duty_u16(0)
+
+    def leds_set(self, permille):
+        self._led.duty_u16(permille * 65535 // 1000)
+
+    def vibration_set(self, on):
+        self._vibration.value(1 if on else 0)
+
+    def beam_total(self):
+        return self._beam_total
+
+    def watchdog(self, timeout_ms):
+        return WDT(timeout=timeout_ms)

@@ -1,0 +1,287 @@
+"""The tray board's logic: commands, retransmission memory, timed release, safe state.
+
+Everything here is plain Python in the common subset of CPython and MicroPython and touches the
+hardware only through a HAL object (``hal_pico.PicoHal`` on the Pico, ``hal_sim.SimHal`` on a
+host), so the very code that runs on the board also runs in-process in the host's tests and in the
+link soak benchmark. ``docs/protocol.md`` is the contract this implements.
+
+The HAL provides: ``ticks_ms()``, ``ticks_diff(new, old)``, ``ticks_add(t, ms)`` (wrapping ticks, as
+MicroPython's ``time`` has them), ``random_u32()``, ``servo_write(cdeg)``, ``servo_detach()``,
+``leds_set(permille)``, ``vibration_set(on)``, ``beam_total()``, and optionally
+``inject_beam(n)`` (simulation only).
+"""
+
+try:
+    import tray_protocol as tp
+except ImportError:  # on the host the firmware is the ``firmware`` package
+    from firmware import tray_protocol as tp
+
+FIRMWARE_VERSION = "1.0"
+SAFE_HOLD_MS = 500  # how long the safe state holds the servo at closed before detaching
+DEFAULT_SILENCE_MS = 3000
+
+
+class Board:
+    """One tray board. Feed it received bytes with ``receive()``; call ``tick()`` often.
+
+    Both return the bytes to send back to the host. ``actions`` (when ``record_actions`` is set)
+    lists every command actually carried out, as ``(name, args)``, so that tests can prove that a
+    retransmitted frame never acted twice.
+    """
+
+    def __init__(self, hal, platform="host", record_actions=False):
+        self.hal = hal
+        self.name = "tray-fw " + FIRMWARE_VERSION + " (" + platform + ")"
+        self.boot_id = hal.random_u32() & 0xFFFFFFFF
+        now = hal.ticks_ms()
+        self.boot_ms = now
+        self.decoder = tp.FrameDecoder()
+        self.last_byte_ms = now
+        self.session = False
+        self.silence_ms = DEFAULT_SILENCE_MS
+        self.closed_cdeg = None
+        self.last_rx_ms = now
+        self.silent = False
+        self.safe_flag = False
+        self.safe_trips = 0
+        self.last_key = None
+        self.last_response = b""
+        self.duplicates = 0
+        self.naks = 0
+        self.executed = 0
+        self.actions = [] if record_actions else None
+        self.servo_cdeg = None  # None: detached (no pulses)
+        self.servo_detach_at = None
+        self.release_phase = 0  # 0 idle, 1 open + dwell, 2 closing
+        self.release_deadline = 0
+        self.release_closed = 0
+        self.release_travel = 0
+        self.releases = 0
+        self.vibrate_until = None
+        self.leds = 0
+        self.beam_base = 0
+
+    # -- time -------------------------------------------------------------------------------
+
+    def _elapsed(self, since):
+        return self.hal.ticks_diff(self.hal.ticks_ms(), since)
+
+    def uptime_ms(self):
+        return self._elapsed(self.boot_ms) & 0xFFFFFFFF
+
+    # -- bytes in and out ---------------------------------------------------------------------
+
+    def receive(self, data):
+        """Handle received bytes; return the response bytes to send."""
+        self.last_byte_ms = self.hal.ticks_ms()
+        return self._answer(self.decoder.feed(data))
+
+    def tick(self):
+        """Advance timers (release phases, servo hold, vibration, silence watchdog, stale input)."""
+        out = b""
+        if self.decoder.pending() and self._elapsed(self.last_byte_ms) >= tp.STALE_MS:
+            out = self._answer(self.decoder.expire())
+            self.last_byte_ms = self.hal.ticks_ms()
+        now = self.hal.ticks_ms()
+        if self.release_phase and self.hal.ticks_diff(now, self.release_deadline) >= 0:
+            if self.release_phase == 1:
+                self._servo(self.release_closed)
+                self.release_phase = 2
+                self.release_deadline = self.hal.ticks_add(now, self.release_travel)
+            else:
+                self._detach()
+                self.release_phase = 0
+        if self.servo_detach_at is not None and self.hal.ticks_diff(now, self.servo_detach_at) >= 0:
+            self._detach()
+        if self.vibrate_until is not None and self.hal.ticks_diff(now, self.vibrate_until) >= 0:
+            self._vibration(False)
+        if self.session and not self.silent and self._elapsed(self.last_rx_ms) >= self.silence_ms:
+            self._enter_safe_state()
+        return out
+
+    def _answer(self, frames):
+        out = b""
+        for seq in self.decoder.pop_rejected():
+            self.naks += 1
+            out += tp.encode_frame(seq, tp.NAK, bytes((tp.NAK_CRC,)))
+        for seq, cmd, payload in frames:
+            out += self.handle_frame(seq, cmd, payload)
+        return out
+
+    def handle_frame(self, seq, cmd, payload):
+        """The response frame to one valid command frame (carrying it out unless a duplicate)."""
+        self.last_rx_ms = self.hal.ticks_ms()
+        self.silent = False
+        key = (seq, cmd, tp.crc32(payload))
+        if cmd != tp.HELLO and key == self.last_key:
+            self.duplicates += 1
+            return self.last_response
+        status, data = self._dispatch(cmd, payload)
+        rcmd, rpayload = tp.pack_response(cmd, status, data)
+        response = tp.encode_frame(seq, rcmd, rpayload)
+        if cmd == tp.HELLO:
+            self.last_key = None
+            self.last_response = b""
+        else:
+            self.last_key = key
+            self.last_response = response
+        return response
+
+    # -- commands -------------------------------------------------------------------------------
+
+    def _dispatch(self, cmd, payload):
+        try:
+            args = tp.unpack_request(cmd, payload)
+        except tp.ProtocolError as exc:
+            return exc.status, b""
+        if cmd == tp.HELLO:
+            return self._hello(*args)
+        if cmd == tp.PING:
+            return tp.OK, tp.pack_result(tp.PING, self.boot_id, self.uptime_ms())
+        if not self.session:
+            return tp.NO_SESSION, b""
+        handler = {
+            tp.SERVO: self._cmd_servo,
+            tp.RELEASE: self._cmd_release,
+            tp.BEAM_RESET: self._cmd_beam_reset,
+            tp.BEAM_COUNT: self._cmd_beam_count,
+            tp.LEDS: self._cmd_leds,
+            tp.VIBRATE: self._cmd_vibrate,
+            tp.STATUS: self._cmd_status,
+            tp.SIM_BEAM: self._cmd_sim_beam,
+        }[cmd]
+        return handler(*args)
+
+    def _record(self, name, args):
+        self.executed += 1
+        if self.actions is not None:
+            self.actions.append((name, args))
+
+    def _hello(self, version, silence_ms, closed_cdeg):
+        info = tp.pack_result(tp.HELLO, tp.PROTOCOL_VERSION, self.boot_id) + self.name.encode()
+        if version != tp.PROTOCOL_VERSION:
+            return tp.VERSION, info
+        if closed_cdeg > tp.MAX_ANGLE_CDEG:
+            return tp.BAD_VALUE, b""
+        self.silence_ms = min(max(silence_ms, tp.MIN_SILENCE_MS), tp.MAX_SILENCE_MS)
+        self.closed_cdeg = closed_cdeg
+        self.session = True
+        return tp.OK, info
+
+    def _cmd_servo(self, cdeg, max_ms):
+        if cdeg > tp.MAX_ANGLE_CDEG or not 1 <= max_ms <= tp.MAX_SERVO_HOLD_MS:
+            return tp.BAD_VALUE, b""
+        if self.release_phase:
+            return tp.BUSY, b""
+        self._record("SERVO", (cdeg, max_ms))
+        self._servo(cdeg)
+        self.servo_detach_at = self.hal.ticks_add(self.hal.ticks_ms(), max_ms)
+        return tp.OK, b""
+
+    def _cmd_release(self, open_cdeg, closed_cdeg, dwell_ms, travel_ms):
+        if (
+            open_cdeg > tp.MAX_ANGLE_CDEG
+            or closed_cdeg > tp.MAX_ANGLE_CDEG
+            or dwell_ms > tp.MAX_DWELL_MS
+            or travel_ms > tp.MAX_TRAVEL_MS
+        ):
+            return tp.BAD_VALUE, b""
+        if self.release_phase:
+            return tp.BUSY, b""
+        self._record("RELEASE", (open_cdeg, closed_cdeg, dwell_ms, travel_ms))
+        self.releases += 1
+        self.closed_cdeg = closed_cdeg
+        self.release_closed = closed_cdeg
+        self.release_travel = travel_ms
+        self.servo_detach_at = None
+        self._servo(open_cdeg)
+        self.release_phase = 1
+        self.release_deadline = self.hal.ticks_add(self.hal.ticks_ms(), travel_ms + dwell_ms)
+        return tp.OK, tp.pack_result(tp.RELEASE, self.releases)
+
+    def _beam(self):
+        return (self.hal.beam_total() - self.beam_base) & 0x3FFFFFFF  # the Pico counter wraps at 2**30
+
+    def _cmd_beam_reset(self):
+        before = self._beam()
+        self._record("BEAM_RESET", ())
+        self.beam_base = self.hal.beam_total()
+        return tp.OK, tp.pack_result(tp.BEAM_RESET, before)
+
+    def _cmd_beam_count(self):
+        return tp.OK, tp.pack_result(tp.BEAM_COUNT, self._beam())
+
+    def _cmd_leds(self, level):
+        if level > tp.MAX_LEVEL:
+            return tp.BAD_VALUE, b""
+        self._record("LEDS", (level,))
+        self.leds = level
+        self.hal.leds_set(level)
+        return tp.OK, b""
+
+    def _cmd_vibrate(self, ms):
+        applied = min(ms, tp.MAX_VIBRATE_MS)
+        self._record("VIBRATE", (applied,))
+        if applied:
+            self._vibration(True)
+            self.vibrate_until = self.hal.ticks_add(self.hal.ticks_ms(), applied)
+        else:
+            self._vibration(False)
+        return tp.OK, tp.pack_result(tp.VIBRATE, applied)
+
+    def _cmd_status(self):
+        flags = tp.FLAG_SESSION
+        if self.release_phase:
+            flags |= tp.FLAG_RELEASING
+        if self.vibrate_until is not None:
+            flags |= tp.FLAG_VIBRATING
+        if self.servo_cdeg is not None:
+            flags |= tp.FLAG_SERVO_ATTACHED
+        if self.safe_flag:
+            flags |= tp.FLAG_SAFE
+            self.safe_flag = False
+        angle = 0xFFFF if self.servo_cdeg is None else self.servo_cdeg
+        data = tp.pack_result(
+            tp.STATUS, flags, angle, self.leds, self._beam(), self.releases, self.uptime_ms(), self.safe_trips
+        )
+        return tp.OK, data
+
+    def _cmd_sim_beam(self, pulses):
+        inject = getattr(self.hal, "inject_beam", None)
+        if inject is None:
+            return tp.UNSUPPORTED, b""
+        if pulses > tp.MAX_SIM_PULSES:
+            return tp.BAD_VALUE, b""
+        self._record("SIM_BEAM", (pulses,))
+        inject(pulses)
+        return tp.OK, tp.pack_result(tp.SIM_BEAM, self._beam())
+
+    # -- outputs ----------------------------------------------------------------------------------
+
+    def _servo(self, cdeg):
+        self.servo_cdeg = cdeg
+        self.hal.servo_write(cdeg)
+
+    def _detach(self):
+        self.servo_detach_at = None
+        if self.servo_cdeg is not None:
+            self.servo_cdeg = None
+            self.hal.servo_detach()
+
+    def _vibration(self, on):
+        if not on:
+            self.vibrate_until = None
+        self.hal.vibration_set(on)
+
+    def _enter_safe_state(self):
+        """The host went quiet: funnel closed, LEDs off, vibration off (docs/protocol.md)."""
+        self.silent = True
+        self.safe_flag = True
+        self.safe_trips += 1
+        self.release_phase = 0
+        if self.closed_cdeg is not None:
+            self._servo(self.closed_cdeg)
+            self.servo_detach_at = self.hal.ticks_add(self.hal.ticks_ms(), SAFE_HOLD_MS)
+        self.leds = 0
+        self.hal.leds_set(0)
+        self._vibration(False)
