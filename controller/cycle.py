@@ -1,0 +1,458 @@
+"""The drop cycle: a state machine whose every step is a committed record.
+
+Phases of a drop (``state["drop"]["phase"]``)::
+
+    planned ──► releasing ──► released ──► counted ──► resolved ──► (cleaned: the drop is closed)
+       ▲            │                        │  needs_confirmation ──► correct/confirm ──► resolved
+       └────────────┘ release_not_done       └──► (host) ...
+                    └──► release_unknown ──► host says "fell" ──► released / "still in funnel" ──► planned
+
+Exactly once. The intent (``intent`` record, phase *planned*) is committed when the battle is
+planned. Immediately before the funnel opens, ``release_started`` is committed with the funnel's
+release counter where the station has one; immediately after, ``released``. A process that dies
+anywhere is resumed by :meth:`DropCycle.resume`:
+
+* *planned*: the funnel was never opened; the drop waits for its (first) release.
+* *releasing*: the one unsure moment: the process died between committing ``release_started`` and
+  committing ``released``, so the servo may or may not have moved. The station never guesses and
+  never opens the funnel on a guess. It asks the world: the simulated table's persisted release
+  counter (saved atomically with the cubes' move), or the tray board's break-beam (cubes seen
+  falling mean it opened). If the counter moved, the drop is *released*; if it did not, the
+  release never happened and the drop is *planned* again (its first and only release is still to
+  come). Where neither exists (a bare servo), the phase becomes *release_unknown* and the host
+  says whether the funnel is empty (:meth:`DropCycle.confirm_release`).
+* *released*: finished by reading the tray; never released again.
+* *counted* awaiting the host, *resolved* awaiting clean-up: nothing moves until asked.
+
+Nothing here prints or prompts: the facade (``controller.table``) and the CLI do.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from controller import session as ses
+from controller.records import RecordStore
+from controller.session import SessionError, add, clean
+from controller.verify import read_verified
+
+SESSION_KNOWS = ("tray_before", "tower_before", "supply", "tray_after")
+
+
+class DropError(SessionError):
+    """A drop request that does not fit the drop's phase (releasing twice, correcting a closed drop)."""
+
+
+class TrayMismatch(SessionError):
+    """The tray does not hold what the session expects: clear it before the next battle."""
+
+    def __init__(self, message: str, expected: dict[str, int], seen: dict[str, int]) -> None:
+        super().__init__(message)
+        self.expected = expected
+        self.seen = seen
+
+
+def _engine() -> Any:
+    from engine import api
+
+    return api
+
+
+class DropCycle:
+    """Plans, releases, reads, verifies, resolves and closes drops, committing each step."""
+
+    def __init__(self, store: RecordStore, *, funnel: Any, reader: Any, board: Any = None, sim: Any = None,
+                 hands: Any = None, on_event: Any = None) -> None:
+        self.store = store
+        self.funnel = funnel
+        self.reader = reader
+        self.board = board
+        self.sim = sim
+        self.hands = hands
+        self.on_event = on_event or (lambda event: None)
+
+    # -- state --------------------------------------------------------------------------------
+    @property
+    def state(self) -> dict[str, Any]:
+        state = self.store.state()
+        if state is None:
+            raise SessionError("no game session yet: start one with `tower session new --players ...`")
+        return state
+
+    def has_session(self) -> bool:
+        return self.store.state() is not None
+
+    def _commit(self, kind: str, payload: dict[str, Any], state: dict[str, Any], drop_id: int | None = None,
+                images: dict[str, Any] | None = None) -> None:
+        self.store.append(kind, payload, drop_id=drop_id, images=images, state=state)
+        self.on_event({"type": kind, "drop_id": drop_id,
+                       "phase": (state.get("drop") or {}).get("phase") if drop_id is not None else None})
+
+    def _drop(self, drop_id: int) -> dict[str, Any]:
+        drop = self.state["drop"]
+        if drop is None or drop["drop_id"] != drop_id:
+            current = "none" if drop is None else str(drop["drop_id"])
+            raise DropError(f"drop {drop_id} is not the drop in flight (current: {current})")
+        return drop
+
+    # -- the session -------------------------------------------------------------------------
+    def new_session(self, players: list[str], emperors_court: bool = False) -> dict[str, Any]:
+        old = self.store.state()
+        if old is not None and old.get("drop") is not None:
+            raise SessionError(f"drop {old['drop']['drop_id']} of the current session is still in flight; "
+                               "finish it before starting a new session")
+        session_id = 1 if old is None else old["session_id"] + 1
+        state = ses.new_state(players, emperors_court, session_id)
+        if old is not None:
+            state["next_drop_id"] = old["next_drop_id"]  # drop ids stay unique across the records
+        self._commit("session_new", {"session_id": session_id, "players": players,
+                                     "emperors_court": bool(emperors_court)}, state)
+        return state
+
+    def set_round(self, event: str | None, bonus_tiles: dict[str, str | None] | None,
+                  immune: list[str] | None) -> dict[str, Any]:
+        state = ses.set_round(self.state, event, bonus_tiles, immune)
+        self._commit("round", state["round"], state)
+        return state["round"]
+
+    def deploy(self, player: str, armies: int) -> None:
+        state = ses.deploy(self.state, player, armies)
+        self._commit("deploy", {"player": player, "armies": armies}, state)
+
+    # -- plan ------------------------------------------------------------------------------------
+    def battle_input(self, state: dict[str, Any], battle: dict[str, Any]) -> dict[str, Any]:
+        """The spec's battle JSON: what the players said plus what the session knows."""
+        for key in SESSION_KNOWS:
+            if key in battle:
+                raise SessionError(f"{key} is known to the session and must not be given")
+        data = dict(battle)
+        kind = data.get("battle")
+        if kind == "initial_fill":
+            if state["filled"]:
+                raise SessionError("the tower was filled already in this session")
+            data.setdefault("players", list(state["players"]))
+            data.setdefault("emperors_court", state["emperors_court"])
+        else:
+            if not state["filled"]:
+                raise SessionError("fill the tower first (`tower fill`): the ledger starts with the initial fill")
+            rnd = state["round"]
+            data.setdefault("event", rnd["event"])
+            data.setdefault("bonus_tiles", dict(rnd["bonus_tiles"]))
+            data.setdefault("immune", list(rnd["immune"]))
+            data.setdefault("buildings", [])
+            data.setdefault("revolt_markers", 0)
+            for key in ("attacker", "defender"):
+                if data.get(key) is not None:
+                    ses.check_player(state, data[key], f"the {key}")
+            data["tower_before"] = dict(state["tower"])
+        data["tray_before"] = dict(state["tray"])
+        data["supply"] = {c: n for c, n in state["supply"].items() if c in ses.colours(state)}
+        return data
+
+    def check_tray(self) -> dict[str, Any]:
+        """Read the tray and compare it with the session's account (done before every plan)."""
+        state = self.state
+        if self.hands is not None:
+            self.hands.clear_tray(state["tray"])
+        obs = self.reader.read(f"check-{int(time.time() * 1000)}", wait_settle=False)
+        seen = clean(obs.cubes)
+        expected = clean(state["tray"])
+        return {"ok": obs.usable and seen == expected, "expected": expected, "seen": seen,
+                "usable": obs.usable, "reason": obs.reason}
+
+    def close_resolved(self) -> bool:
+        """Close a resolved drop once the tray holds what should remain. True when closed (or none open)."""
+        state = self.state
+        drop = state["drop"]
+        if drop is None:
+            return True
+        if drop["phase"] != "resolved":
+            return False
+        check = self.check_tray()
+        if not check["ok"]:
+            return False
+        new = ses.finish_drop(state)
+        self._commit("cleaned", {"tray": check["seen"]}, new, drop_id=drop["drop_id"])
+        return True
+
+    def plan(self, battle: dict[str, Any], *, check_tray: bool = True) -> dict[str, Any]:
+        state = self.state
+        if state["drop"] is not None and state["drop"]["phase"] == "resolved":
+            self.close_resolved()
+            state = self.state
+        if state["drop"] is not None:
+            d = state["drop"]
+            raise DropError(f"drop {d['drop_id']} is still in flight (phase {d['phase']}): finish it first")
+        data = self.battle_input(state, battle)
+        if check_tray:
+            check = self.check_tray()
+            if not check["ok"]:
+                raise TrayMismatch(_mismatch_text(check), check["expected"], check["seen"])
+        plan = _engine().plan(data)
+        assumed = ses.shortfall_on_board(state, plan.get("from_county", {}))
+        drop_id = state["next_drop_id"]
+        new = ses.apply_plan(state, drop_id, data, plan, assumed)
+        self._commit("intent", {"battle": data, "plan": plan, "assumed_deployed": assumed}, new, drop_id=drop_id)
+        return {"drop_id": drop_id, "battle": data, "plan": plan, "assumed_deployed": assumed}
+
+    def cancel(self, drop_id: int) -> None:
+        """Give up a planned drop before its release: the cubes go back where they came from."""
+        drop = self._drop(drop_id)
+        if drop["phase"] != "planned":
+            raise DropError(f"drop {drop_id} is {drop['phase']}: only a planned drop can be cancelled")
+        if self.sim is not None and self.sim.funnel_contents():
+            raise DropError(f"drop {drop_id}'s cubes are in the funnel already; release it instead")
+        state = self.state
+        plan = drop["plan"]
+        new = dict(state)
+        new["supply"] = add(state["supply"], plan.get("from_supply", {}))
+        new["board"] = add(state["board"], plan.get("from_county", {}))
+        new["tray"] = add(state["tray"], plan.get("from_tray", {}))
+        new["drop"] = None
+        self._commit("cancelled", {}, new, drop_id=drop_id)
+
+    # -- release -----------------------------------------------------------------------------------
+    def _release_counter(self) -> int | None:
+        if self.sim is not None:
+            return int(self.sim.release_count)
+        counter = getattr(self.funnel, "release_count", None)
+        return None if counter is None else int(counter)
+
+    def release(self, drop_id: int) -> dict[str, Any]:
+        """Release the funnel once for this drop, then read, verify and resolve."""
+        drop = self._drop(drop_id)
+        if drop["phase"] != "planned":
+            raise DropError(f"drop {drop_id} was released already (phase {drop['phase']}); it is never released twice")
+        if self.hands is not None:
+            self.hands.load_funnel(drop["funnel"])
+        beam_reset = False
+        if self.board is not None:
+            try:
+                self.board.reset_beam()
+                beam_reset = True
+            except OSError:
+                beam_reset = False
+        counter = self._release_counter()
+        self._commit("release_started", {"counter_before": counter, "beam_reset": beam_reset},
+                     ses.set_phase(self.state, "releasing", counter_before=counter, beam_reset=beam_reset),
+                     drop_id=drop_id)
+        try:
+            self.funnel.release()
+        except Exception as exc:
+            self._commit("release_failed", {"error": str(exc)},
+                         ses.set_phase(self.state, "release_unknown", error=str(exc)), drop_id=drop_id)
+            raise
+        self._commit("released", {"how": "funnel", "counter_after": self._release_counter()},
+                     ses.set_phase(self.state, "released"), drop_id=drop_id)
+        return self.read_and_resolve(drop_id)
+
+    def confirm_release(self, drop_id: int, fell: bool, who: str) -> dict[str, Any]:
+        """The host's answer where the station cannot tell whether the funnel opened."""
+        drop = self._drop(drop_id)
+        if drop["phase"] != "release_unknown":
+            raise DropError(f"drop {drop_id} is {drop['phase']}: nothing to confirm about its release")
+        if fell:
+            self._commit("released", {"how": "host", "who": who},
+                         ses.set_phase(self.state, "released"), drop_id=drop_id)
+            return self.read_and_resolve(drop_id)
+        self._commit("release_not_done", {"how": "host", "who": who},
+                     ses.set_phase(self.state, "planned"), drop_id=drop_id)
+        return self.drop_view(drop_id)
+
+    # -- read, verify, resolve ---------------------------------------------------------------------
+    def read_and_resolve(self, drop_id: int) -> dict[str, Any]:
+        drop = self._drop(drop_id)
+        battle = drop["battle"]
+        tower_before = battle.get("tower_before")
+        verified = read_verified(self.reader, self.board if drop.get("beam_reset") else None,
+                                 f"drop-{drop_id:06d}", drop["funnel"], tower_before)
+        obs = verified.observation
+        images = {k: v for k, v in (("raw", obs.raw), ("annotated", obs.annotated)) if v is not None}
+        reading = obs.as_dict()
+        needs = bool(verified.doubts)
+        state = ses.set_phase(self.state, "counted", reading=reading, doubts=verified.doubts,
+                              needs_confirmation=needs,
+                              images={k: str(v.relative_to(self.store.data_dir)) for k, v in images.items()})
+        self._commit("reading", {"reading": reading, "doubts": verified.doubts, "attempts": verified.attempts},
+                     state, drop_id=drop_id, images=images)
+        if needs:
+            return self.drop_view(drop_id)
+        return self._resolve(drop_id, reading["cubes"])
+
+    def _resolve(self, drop_id: int, tray_after: dict[str, int]) -> dict[str, Any]:
+        from engine.errors import BattleInputError
+
+        state = self.state
+        drop = state["drop"]
+        data = dict(drop["battle"])
+        data["tray_after"] = clean(tray_after)
+        try:
+            result = _engine().resolve(data)
+        except BattleInputError as exc:
+            new = ses.set_phase(state, "counted", needs_confirmation=True,
+                                doubts=[*drop.get("doubts", []), f"the engine refuses the reading: {exc.message}"])
+            self._commit("resolve_refused", {"error": exc.message, "field": exc.field}, new, drop_id=drop_id)
+            return self.drop_view(drop_id)
+        new = ses.apply_resolution(state, tray_after, result)
+        new["drop"]["needs_confirmation"] = False
+        self._commit("resolution", {"tray_after": clean(tray_after), "result": result}, new, drop_id=drop_id)
+        return self.drop_view(drop_id)
+
+    def correct(self, drop_id: int, counts: dict[str, int], who: str, note: str = "") -> dict[str, Any]:
+        """The host corrects (or, with the same counts, confirms) a reading; the battle is re-resolved."""
+        state = self.state
+        drop = self._drop(drop_id)
+        if drop["phase"] not in ("counted", "resolved"):
+            raise DropError(f"drop {drop_id} is {drop['phase']}: only a read drop can be corrected")
+        bad = {c: n for c, n in counts.items() if c not in ses.colours(state) and n}
+        if bad or any((not isinstance(n, int)) or n < 0 for n in counts.values()):
+            raise SessionError(f"a correction gives whole numbers >= 0 for the session's colours "
+                               f"({', '.join(ses.colours(state))}), got {counts}")
+        before = drop.get("tray_after") or drop.get("reading", {}).get("cubes", {})
+        if drop["phase"] == "resolved":
+            state = _undo_resolution(state)
+        new = ses.set_phase(state, "counted")
+        payload = {"who": who, "when": time.time(), "before": clean(before), "after": clean(counts), "note": note}
+        new["drop"]["corrections"] = [*drop.get("corrections", []), payload]
+        self._commit("correction", payload, new, drop_id=drop_id)
+        return self._resolve(drop_id, clean(counts))
+
+    # -- resume ------------------------------------------------------------------------------------
+    def resume(self) -> dict[str, Any] | None:
+        """Finish whatever a dead process left in flight, without ever releasing again."""
+        state = self.store.state()
+        if state is None or state["drop"] is None:
+            return None
+        drop = state["drop"]
+        drop_id = drop["drop_id"]
+        phase = drop["phase"]
+        if phase == "releasing":
+            before = drop.get("counter_before")
+            now = self._release_counter()
+            if before is not None and now is not None:
+                if now > before:
+                    self._commit("released", {"how": "recovered: the release counter moved", "counter_after": now},
+                                 ses.set_phase(state, "released"), drop_id=drop_id)
+                    phase = "released"
+                else:
+                    self._commit("release_not_done", {"how": "recovered: the release counter did not move"},
+                                 ses.set_phase(state, "planned"), drop_id=drop_id)
+                    return self.drop_view(drop_id)
+            elif self.board is not None and drop.get("beam_reset") and _beam(self.board):
+                self._commit("released", {"how": "recovered: the break-beam saw cubes fall"},
+                             ses.set_phase(state, "released"), drop_id=drop_id)
+                phase = "released"
+            else:
+                self._commit("release_unknown", {"why": "the process stopped while the funnel was being released"},
+                             ses.set_phase(state, "release_unknown"), drop_id=drop_id)
+                return self.drop_view(drop_id)
+        if phase == "released":
+            return self.read_and_resolve(drop_id)
+        return self.drop_view(drop_id)
+
+    # -- the Emperor's Court -----------------------------------------------------------------------
+    def court_convert(self, player: str, cubes: int) -> dict[str, Any]:
+        state = self.state
+        if state["drop"] is not None and state["drop"]["phase"] == "resolved":
+            self.close_resolved()
+            state = self.state
+        new, performed, why = ses.court_convert(state, player, cubes)
+        self._commit("court_convert", {"player": player, "cubes": cubes, "performed": performed, "why": why},
+                     new if performed else state)
+        if performed and self.hands is not None:
+            self.hands.clear_tray(new["tray"])
+        return {"player": player, "cubes": cubes, "performed": performed, "message": why,
+                "courtiers": new["courtiers"] if performed else state["courtiers"]}
+
+    # -- views -------------------------------------------------------------------------------------
+    def drop_view(self, drop_id: int) -> dict[str, Any]:
+        """A drop as the facade returns it (the drop in flight, or a closed one from the records)."""
+        state = self.state
+        drop = state["drop"] if state["drop"] and state["drop"]["drop_id"] == drop_id else None
+        if drop is None:
+            return closed_drop_view(self.store, drop_id)
+        return _view(drop)
+
+
+def _beam(board: Any) -> int:
+    try:
+        return int(board.beam_count())
+    except OSError:
+        return 0
+
+
+def _undo_resolution(state: dict[str, Any]) -> dict[str, Any]:
+    drop = state["drop"]
+    result = drop["result"]
+    new = dict(state)
+    new["tower"] = add(state["tower"], result.get("tower_delta", {}), -1)
+    new["supply"] = add(state["supply"], result.get("to_supply", {}), -1)
+    new["board"] = add(state["board"], result.get("to_county", {}), -1)
+    new["tray"] = {}
+    for colour in ses.colours(state):
+        new["supply"].setdefault(colour, 0)
+    if drop["battle"].get("battle") == "initial_fill":
+        new["filled"] = False
+        new["courtiers"] = add(state["courtiers"], result.get("courtiers") or {}, -1)
+    new["drop"] = {k: v for k, v in drop.items() if k not in ("result", "tray_after")}
+    return new
+
+
+def _mismatch_text(check: dict[str, Any]) -> str:
+    if not check["usable"]:
+        return f"the tray cannot be read before the battle: {check['reason']}"
+    extra = add(check["seen"], check["expected"], -1)
+    parts = [f"{n:+d} {c}" for c, n in sorted(extra.items())]
+    return ("the tray does not hold what the session expects (expected "
+            f"{check['expected'] or 'nothing'}, seen {check['seen'] or 'nothing'}: {', '.join(parts)}); "
+            "clear it before the next battle")
+
+
+def _view(drop: dict[str, Any]) -> dict[str, Any]:
+    from controller.summary import instructions, summary
+
+    result = drop.get("result")
+    images = drop.get("images", {})
+    return {
+        "drop_id": drop["drop_id"],
+        "phase": drop["phase"],
+        "battle": drop["battle"],
+        "plan": drop["plan"],
+        "reading": drop.get("reading"),
+        "tray_after": drop.get("tray_after"),
+        "image": images.get("raw"),
+        "annotated": images.get("annotated"),
+        "resolution": result,
+        "needs_confirmation": bool(drop.get("needs_confirmation")),
+        "doubts": drop.get("doubts", []),
+        "corrections": drop.get("corrections", []),
+        "summary": summary(drop["battle"], result) if result else None,
+        "instructions": instructions(drop["battle"], result) if result else [],
+    }
+
+
+def closed_drop_view(store: RecordStore, drop_id: int) -> dict[str, Any]:
+    """Rebuild a drop's view from its records (history, and drops closed since)."""
+    records = store.records(drop_id)
+    if not records:
+        raise DropError(f"there is no drop {drop_id}")
+    drop: dict[str, Any] = {"drop_id": drop_id, "phase": "planned", "corrections": []}
+    for rec in records:
+        p = rec.payload
+        if rec.kind == "intent":
+            drop.update(battle=p["battle"], plan=p["plan"], funnel=p["plan"].get("drop", {}))
+        elif rec.kind == "reading":
+            drop.update(reading=p["reading"], doubts=p["doubts"], needs_confirmation=bool(p["doubts"]),
+                        images={k: v["path"] for k, v in rec.images.items()}, phase="counted")
+        elif rec.kind == "correction":
+            drop["corrections"].append(p)
+        elif rec.kind == "resolution":
+            drop.update(result=p["result"], tray_after=p["tray_after"], phase="resolved", needs_confirmation=False)
+        elif rec.kind in ("cleaned", "cancelled"):
+            drop["phase"] = "cleaned" if rec.kind == "cleaned" else "cancelled"
+        elif rec.kind in ("release_started", "released", "release_unknown", "release_not_done"):
+            drop["phase"] = {"release_started": "releasing", "release_not_done": "planned"}.get(rec.kind, rec.kind)
+    view = _view(drop)
+    view["ts"] = records[0].ts
+    return view

@@ -1,0 +1,97 @@
+"""Reading the tray: through the camera (settle, capture, count, annotate, save), or directly.
+
+Both readers return an :class:`Observation`, so the drop cycle does not know which it has. The
+camera reader is the station's: it waits until the tray is still, counts the frame with the vision
+counter and writes the raw and the annotated photo into the data directory. The direct reader asks
+the simulated world what lies in its tray; long crash and soak runs use it to test the cycle and
+the records without spending their time rendering and counting photos.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+
+@dataclass
+class Observation:
+    cubes: dict[str, int]
+    courtiers: dict[str, int] = field(default_factory=dict)
+    usable: bool = True
+    reason: str | None = None
+    confidence: float = 1.0
+    raw: Path | None = None
+    annotated: Path | None = None
+    source: str = "camera"
+    settled: bool = True
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"cubes": {c: n for c, n in self.cubes.items() if n}, "courtiers": {c: n for c, n in self.courtiers.items() if n},
+                "usable": self.usable, "reason": self.reason, "confidence": round(float(self.confidence), 4),
+                "source": self.source, "settled": self.settled}
+
+
+class TrayReader(Protocol):
+    def read(self, tag: str, *, wait_settle: bool = True) -> Observation: ...
+
+
+class DirectReader:
+    """The simulated tray's true contents, as if the counter were perfect (crash and soak runs)."""
+
+    def __init__(self, sim: Any) -> None:
+        self.sim = sim
+
+    def read(self, tag: str, *, wait_settle: bool = True) -> Observation:
+        return Observation(cubes=dict(self.sim.tray_contents()), source="direct")
+
+
+class CameraReader:
+    """Settle, capture, count with the vision counter, and save the raw and annotated frames."""
+
+    def __init__(self, camera: Any, counter: Any, images_dir: Path, *, settle_frames: int = 3,
+                 settle_timeout_s: float = 8.0, frame_interval_s: float = 0.0) -> None:
+        self.camera = camera
+        self.counter = counter
+        self.images_dir = Path(images_dir)
+        self.settle_frames = settle_frames
+        self.settle_timeout_s = settle_timeout_s
+        self.frame_interval_s = frame_interval_s
+
+    def _settled_frame(self) -> tuple[Any, bool]:
+        """Frames until the tray has been still for ``settle_frames`` frames (or the timeout)."""
+        from vision.settle import SettleDetector
+
+        detector = SettleDetector(still_frames=self.settle_frames, timeout_s=self.settle_timeout_s)
+        start = time.monotonic()
+        while True:
+            frame = self.camera.capture()
+            state = detector.feed(frame, time.monotonic() - start)
+            if state.settled:
+                return frame, True
+            if state.timed_out:
+                return frame, False
+            if self.frame_interval_s:
+                time.sleep(self.frame_interval_s)
+
+    def read(self, tag: str, *, wait_settle: bool = True) -> Observation:
+        import cv2
+        from vision.annotate import annotate
+
+        if wait_settle:
+            frame, settled = self._settled_frame()
+        else:
+            frame, settled = self.camera.capture(), True
+        reading = self.counter.count(frame)
+        self.images_dir.mkdir(parents=True, exist_ok=True)
+        raw = self.images_dir / f"{tag}-raw.png"
+        annotated = self.images_dir / f"{tag}-annotated.jpg"
+        cv2.imwrite(str(raw), frame, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+        cv2.imwrite(str(annotated), annotate(frame, reading), [cv2.IMWRITE_JPEG_QUALITY, 90])
+        reason = reading.reason
+        if not settled:
+            reason = (reason + "; " if reason else "") + "the tray did not settle before the timeout"
+        return Observation(cubes=dict(reading.cubes), courtiers=dict(reading.courtiers), usable=bool(reading.usable),
+                           reason=reason, confidence=float(reading.confidence), raw=raw, annotated=annotated,
+                           source="camera", settled=settled)

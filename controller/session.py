@@ -1,0 +1,234 @@
+"""The game state that matters for battles, as plain JSON-able data.
+
+The station cannot see the board, so it keeps an account of every cube by colour, in five places:
+the personal supply (``green``: the common supply of peasants), the armies on the map
+(``board``, all counties together), the tray, the tower (the ledger, exact from the initial fill
+on), and the funnel while a drop is in flight. Every change is made by one of the functions here,
+which the drop cycle calls when it commits a record, so that "every colour's cube total is
+conserved" is a property of this module (:func:`conservation`) and not a hope.
+
+Also kept: the players and their colours, whether the Emperor's Court is in play, the courtiers
+each player has deployed, and the round's event, bonus tiles and immune players, which the drop
+cycle fills into each battle so that nobody has to repeat them.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+PLAYER_COLOURS = ("red", "blue", "yellow", "purple", "black")
+PEASANTS = "green"
+CUBES_PER_PLAYER = 62
+PEASANT_CUBES = 20
+COURTIERS_PER_PLAYER = 7
+
+Counts = dict[str, int]
+
+
+class SessionError(ValueError):
+    """A request that does not fit the session's state (unknown player, too few cubes, ...)."""
+
+
+def clean(counts: dict[str, int] | None) -> Counts:
+    """A count map with only its non-zero entries (the spec's output convention)."""
+    return {c: int(n) for c, n in (counts or {}).items() if int(n) != 0}
+
+
+def add(a: dict[str, int], b: dict[str, int], sign: int = 1) -> Counts:
+    out = dict(a)
+    for colour, n in b.items():
+        out[colour] = out.get(colour, 0) + sign * int(n)
+    return clean(out)
+
+
+def total_of(colour: str) -> int:
+    return PEASANT_CUBES if colour == PEASANTS else CUBES_PER_PLAYER
+
+
+def new_state(players: list[str], emperors_court: bool, session_id: int = 1) -> dict[str, Any]:
+    """A fresh game: every cube in its supply, an empty tray, an empty tower, no courtiers."""
+    if not players:
+        raise SessionError("a session needs at least one player")
+    unknown = [p for p in players if p not in PLAYER_COLOURS]
+    if unknown:
+        raise SessionError(f"unknown player colour {unknown[0]!r}: choose from {', '.join(PLAYER_COLOURS)}")
+    if len(set(players)) != len(players):
+        raise SessionError("each player colour can be taken only once")
+    supply = {p: CUBES_PER_PLAYER for p in players}
+    supply[PEASANTS] = PEASANT_CUBES
+    return {
+        "session_id": session_id,
+        "started": time.time(),
+        "players": list(players),
+        "emperors_court": bool(emperors_court),
+        "supply": supply,
+        "board": {},
+        "tray": {},
+        "tower": {},
+        "filled": False,
+        "courtiers": {},
+        "round": {"event": None, "bonus_tiles": {"attack_plus_one": None, "defence_plus_one": None},
+                  "immune": []},
+        "drop": None,
+        "next_drop_id": 1,
+        "drops_done": 0,
+    }
+
+
+def colours(state: dict[str, Any]) -> list[str]:
+    return [*state["players"], PEASANTS]
+
+
+def check_player(state: dict[str, Any], player: str | None, what: str) -> None:
+    if player is not None and player not in state["players"]:
+        raise SessionError(f"{what} {player!r} is not a player of this session ({', '.join(state['players'])})")
+
+
+def set_round(state: dict[str, Any], event: str | None, bonus_tiles: dict[str, str | None] | None,
+              immune: list[str] | None) -> dict[str, Any]:
+    new = copy.deepcopy(state)
+    tiles = {"attack_plus_one": None, "defence_plus_one": None, **(bonus_tiles or {})}
+    for key, owner in tiles.items():
+        if key not in ("attack_plus_one", "defence_plus_one"):
+            raise SessionError(f"unknown bonus tile {key!r}")
+        check_player(state, owner, f"the owner of {key}")
+    for player in immune or []:
+        check_player(state, player, "the immune player")
+    new["round"] = {"event": event, "bonus_tiles": tiles, "immune": sorted(set(immune or []))}
+    return new
+
+
+def deploy(state: dict[str, Any], player: str, armies: int) -> dict[str, Any]:
+    """Armies placed from the player's supply on the map (negative: taken back to the supply)."""
+    check_player(state, player, "player")
+    new = copy.deepcopy(state)
+    if armies > 0 and state["supply"].get(player, 0) < armies:
+        raise SessionError(f"{player} has only {state['supply'].get(player, 0)} armies in supply, not {armies}")
+    if armies < 0 and state["board"].get(player, 0) < -armies:
+        raise SessionError(f"{player} has only {state['board'].get(player, 0)} armies on the map, not {-armies}")
+    new["supply"] = add(state["supply"], {player: armies}, -1)
+    new["board"] = add(state["board"], {player: armies})
+    new["supply"].setdefault(player, 0)
+    return new
+
+
+def apply_plan(state: dict[str, Any], drop_id: int, battle: dict[str, Any], plan: dict[str, Any],
+               assumed_deployed: Counts) -> dict[str, Any]:
+    """Cubes leave the supplies, the counties and the tray for the funnel."""
+    new = copy.deepcopy(state)
+    supply = add(state["supply"], assumed_deployed, -1)
+    board = add(state["board"], assumed_deployed)
+    new["supply"] = add(supply, plan.get("from_supply", {}), -1)
+    new["board"] = add(board, plan.get("from_county", {}), -1)
+    new["tray"] = add(state["tray"], plan.get("from_tray", {}), -1)
+    for colour in colours(state):
+        new["supply"].setdefault(colour, 0)
+    new["drop"] = {"drop_id": drop_id, "phase": "planned", "battle": battle, "plan": plan,
+                   "funnel": clean(plan.get("drop", {}))}
+    new["next_drop_id"] = drop_id + 1
+    return new
+
+
+def shortfall_on_board(state: dict[str, Any], from_county: Counts) -> Counts:
+    """Armies a battle takes from the map beyond what the session has seen deployed there.
+
+    The station does not watch the map, so when a battle names more armies than the account holds
+    they are taken to have been deployed from the supply earlier; the drop's record says so."""
+    short = {}
+    for colour, n in from_county.items():
+        have = state["board"].get(colour, 0)
+        if n > have:
+            short[colour] = n - have
+    for colour, n in short.items():
+        if state["supply"].get(colour, 0) < n:
+            raise SessionError(
+                f"the battle takes {from_county[colour]} {colour} armies from the map, but the session knows "
+                f"of only {state['board'].get(colour, 0)} there and {state['supply'].get(colour, 0)} in supply")
+    return short
+
+
+def set_phase(state: dict[str, Any], phase: str, **extra: Any) -> dict[str, Any]:
+    new = copy.deepcopy(state)
+    if new["drop"] is None:
+        raise SessionError("no drop is in flight")
+    new["drop"]["phase"] = phase
+    new["drop"].update(extra)
+    return new
+
+
+def apply_resolution(state: dict[str, Any], tray_after: Counts, result: dict[str, Any]) -> dict[str, Any]:
+    """The tray was read and the engine resolved the battle: cubes return to supplies and county,
+    the ledger takes what stayed in the tower, and the tray keeps the uninvolved factions."""
+    new = copy.deepcopy(state)
+    drop = state["drop"]
+    battle = drop["battle"]
+    new["tower"] = add(state["tower"], result.get("tower_delta", {}))
+    new["supply"] = add(state["supply"], result.get("to_supply", {}))
+    new["board"] = add(state["board"], result.get("to_county", {}))
+    new["tray"] = clean(result.get("tray_remaining", {}))
+    for colour in colours(state):
+        new["supply"].setdefault(colour, 0)
+    if battle.get("battle") == "initial_fill":
+        new["filled"] = True
+        new["courtiers"] = add(state["courtiers"], result.get("courtiers") or {})
+    new["drop"] = {**drop, "phase": "resolved", "tray_after": clean(tray_after), "result": result}
+    return new
+
+
+def finish_drop(state: dict[str, Any]) -> dict[str, Any]:
+    new = copy.deepcopy(state)
+    new["drop"] = None
+    new["drops_done"] = state["drops_done"] + 1
+    return new
+
+
+def court_convert(state: dict[str, Any], player: str, cubes: int) -> tuple[dict[str, Any], bool, str]:
+    """A dice-tower card: ``cubes`` of the player's own armies lying in the tray become courtiers.
+
+    Returns the new state, whether the action was performed, and why not; as the rules say, an
+    action that cannot be completed (too few own cubes in the tray, too few courtiers left) is not
+    performed at all."""
+    check_player(state, player, "player")
+    if not state["emperors_court"]:
+        raise SessionError("the Emperor's Court is not in play in this session")
+    if cubes not in (1, 2, 3):
+        raise SessionError("a dice-tower card converts 1, 2 or 3 armies")
+    if state["drop"] is not None:
+        raise SessionError(f"drop {state['drop']['drop_id']} is still in flight; finish it first")
+    in_tray = state["tray"].get(player, 0)
+    left = COURTIERS_PER_PLAYER - state["courtiers"].get(player, 0)
+    if in_tray < cubes:
+        return state, False, f"{player} has only {in_tray} armies in the tray, not {cubes}: not performed"
+    if left < cubes:
+        return state, False, f"{player} has only {left} courtiers left, not {cubes}: not performed"
+    new = copy.deepcopy(state)
+    new["tray"] = add(state["tray"], {player: cubes}, -1)
+    new["supply"] = add(state["supply"], {player: cubes})
+    new["courtiers"] = add(state["courtiers"], {player: cubes})
+    return new, True, f"{player} converts {cubes} armies from the tray into courtiers"
+
+
+def conservation(state: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """Per colour: where its cubes are, their sum, and the number the game has of them."""
+    out = {}
+    drop = state.get("drop")
+    funnel = drop.get("funnel", {}) if drop and drop.get("phase") not in ("resolved",) else {}
+    for colour in colours(state):
+        row = {
+            "supply": state["supply"].get(colour, 0),
+            "board": state["board"].get(colour, 0),
+            "tray": state["tray"].get(colour, 0),
+            "tower": state["tower"].get(colour, 0),
+            "in_flight": funnel.get(colour, 0),
+        }
+        row["total"] = sum(row.values())
+        row["expected"] = total_of(colour)
+        out[colour] = row
+    return out
+
+
+def conservation_errors(state: dict[str, Any]) -> list[str]:
+    return [f"{colour}: {row['total']} cubes accounted for, the game has {row['expected']}"
+            for colour, row in conservation(state).items() if row["total"] != row["expected"]]

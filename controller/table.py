@@ -1,0 +1,276 @@
+"""The station at the table, as one object: what the CLI and the web app both drive.
+
+``Table`` joins the records, the session, the drop cycle and the devices. Every method returns
+JSON-able dicts, so the web layer only serialises them; every method holds one lock, so the web
+app's threads and a background job never interleave half-steps. One process at a time may hold a
+data directory (an exclusive lock file): two controllers releasing the same funnel would break
+"exactly once" in a way no record could repair.
+
+Opening a table resumes a drop left in flight by a process that died (see ``controller.cycle``).
+On a simulated station the players' hands are played on the simulated world (``controller.hands``):
+the funnel is loaded just before the release and the tray is cleared before the next battle.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import queue
+import threading
+from pathlib import Path
+from typing import Any
+
+from controller import session as ses
+from controller.cycle import DropCycle, closed_drop_view
+from controller.records import RecordsError, RecordStore
+
+
+class StationBusy(RuntimeError):
+    """Another process holds this data directory."""
+
+
+def _lock_data_dir(data_dir: Path) -> int:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(data_dir / ".tower.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StationBusy(f"another tower process is using {data_dir} (the web server or a running command); "
+                          "stop it or use that one") from None
+    return fd
+
+
+def _counter_for(cfg: Any) -> Any:
+    from vision.counter import TrayCounter
+
+    if cfg.station.profile:
+        from calibration.profile import load_profile
+
+        profile = load_profile(Path(cfg.station.profile).expanduser())
+    else:
+        from calibration.synthetic import synthetic_profile
+
+        profile = synthetic_profile()
+    return TrayCounter(profile)
+
+
+class Table:
+    """The facade (docs/architecture.md, "Controller")."""
+
+    def __init__(self, store: RecordStore, cycle: DropCycle, *, station: Any = None, config: Any = None,
+                 lock_fd: int | None = None) -> None:
+        self.store = store
+        self.cycle = cycle
+        self.station = station
+        self.config = config
+        self.data_dir = store.data_dir
+        self._lock = threading.RLock()
+        self._lock_fd = lock_fd
+        self._subscribers: list[queue.Queue[dict[str, Any]]] = []
+        cycle.on_event = self._publish
+        self.resumed: dict[str, Any] | None = None
+
+    # -- opening -----------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, config_path: str | Path | None = None, data_dir: str | Path | None = None, *,
+             reader: str = "camera", config: Any = None, resume: bool = True) -> Table:
+        """Load the config, open the records and the devices, and finish a drop left in flight.
+
+        ``reader="direct"`` reads a simulated tray's contents instead of photographing it (long
+        crash and soak runs); it needs a simulated station."""
+        from hardware.config import load_config
+        from hardware.station import open_station
+
+        cfg = config if config is not None else load_config(config_path)
+        if data_dir is not None:
+            cfg = cfg.replace(station={"data_dir": str(Path(data_dir).resolve())})
+        lock_fd = _lock_data_dir(cfg.data_dir)
+        try:
+            store = RecordStore.open(cfg.data_dir)  # a corrupt or foreign file stops us before any device moves
+            station = open_station(cfg)
+        except BaseException:
+            os.close(lock_fd)
+            raise
+        sim = getattr(station, "sim", None)
+        if reader == "direct":
+            if sim is None:
+                raise ValueError("the direct tray reading needs a simulated station")
+            from controller.readers import DirectReader
+
+            tray_reader: Any = DirectReader(sim)
+        else:
+            from controller.readers import CameraReader
+
+            tray_reader = CameraReader(station.camera, _counter_for(cfg), cfg.data_dir / "images",
+                                       settle_frames=cfg.station.settle_frames,
+                                       settle_timeout_s=cfg.station.settle_timeout_s)
+        hands = None
+        if sim is not None:
+            from controller.hands import SimHands
+
+            hands = SimHands(sim)
+        cycle = DropCycle(store, funnel=station.funnel, reader=tray_reader, board=getattr(station, "board", None),
+                          sim=sim, hands=hands)
+        table = cls(store, cycle, station=station, config=cfg, lock_fd=lock_fd)
+        if resume:
+            table.resumed = table.resume()
+        return table
+
+    def close(self) -> None:
+        with self._lock:
+            if self.station is not None and hasattr(self.station, "close"):
+                self.station.close()
+            self.store.close()
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+                self._lock_fd = None
+
+    def __enter__(self) -> Table:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- events ------------------------------------------------------------------------------------
+    def subscribe(self) -> queue.Queue[dict[str, Any]]:
+        q: queue.Queue[dict[str, Any]] = queue.Queue()
+        with self._lock:
+            self._subscribers.append(q)
+        return q
+
+    def unsubscribe(self, q: queue.Queue[dict[str, Any]]) -> None:
+        with self._lock:
+            if q in self._subscribers:
+                self._subscribers.remove(q)
+
+    def _publish(self, event: dict[str, Any]) -> None:
+        for q in list(self._subscribers):
+            q.put(event)
+
+    # -- the session -------------------------------------------------------------------------------
+    def new_session(self, players: list[str], emperors_court: bool = False) -> dict[str, Any]:
+        with self._lock:
+            self.cycle.new_session(players, emperors_court)
+            return self.status()
+
+    def set_round(self, event: str | None = None, bonus_tiles: dict[str, str | None] | None = None,
+                  immune: list[str] | None = None) -> dict[str, Any]:
+        with self._lock:
+            return self.cycle.set_round(event, bonus_tiles, immune)
+
+    def deploy(self, player: str, armies: int) -> dict[str, Any]:
+        with self._lock:
+            self.cycle.deploy(player, armies)
+            return self.status()
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            state = self.store.state()
+            if state is None:
+                return {"session": None, "drop": None}
+            drop = state["drop"]
+            return {
+                "session": {"session_id": state["session_id"], "players": state["players"],
+                            "emperors_court": state["emperors_court"], "filled": state["filled"],
+                            "started": state["started"]},
+                "supply": state["supply"], "board": state["board"], "tray": state["tray"],
+                "tower": state["tower"], "courtiers": state["courtiers"], "round": state["round"],
+                "drop": self.cycle.drop_view(drop["drop_id"]) if drop else None,
+                "drops_done": state["drops_done"],
+                "conservation": ses.conservation(state),
+            }
+
+    # -- the drop cycle ----------------------------------------------------------------------------
+    def plan(self, battle: dict[str, Any], *, check_tray: bool = True) -> dict[str, Any]:
+        """Battle JSON minus what the session knows -> the drop id, the full battle, and the plan."""
+        with self._lock:
+            planned = self.cycle.plan(battle, check_tray=check_tray)
+            return {"drop_id": planned["drop_id"], "battle": planned["battle"], "plan": planned["plan"],
+                    "assumed_deployed": planned["assumed_deployed"]}
+
+    def fill(self) -> dict[str, Any]:
+        """Plan the initial fill (players and the Emperor's Court come from the session)."""
+        return self.plan({"battle": "initial_fill"})
+
+    def release(self, drop_id: int) -> dict[str, Any]:
+        with self._lock:
+            return self.cycle.release(drop_id)
+
+    def correct(self, drop_id: int, counts: dict[str, int], who: str, note: str = "") -> dict[str, Any]:
+        with self._lock:
+            return self.cycle.correct(drop_id, counts, who, note)
+
+    def confirm(self, drop_id: int, who: str) -> dict[str, Any]:
+        """Accept a doubted reading as it is (a correction that changes nothing, kept as such)."""
+        with self._lock:
+            view = self.cycle.drop_view(drop_id)
+            counts = (view.get("reading") or {}).get("cubes", {})
+            return self.cycle.correct(drop_id, counts, who, note="confirmed as read")
+
+    def confirm_release(self, drop_id: int, fell: bool, who: str) -> dict[str, Any]:
+        with self._lock:
+            return self.cycle.confirm_release(drop_id, fell, who)
+
+    def cancel(self, drop_id: int) -> dict[str, Any]:
+        with self._lock:
+            self.cycle.cancel(drop_id)
+            return self.status()
+
+    def clean(self) -> dict[str, Any]:
+        """Check the tray against what should remain; close the resolved drop when it agrees."""
+        with self._lock:
+            state = self.cycle.state
+            drop = state["drop"]
+            check = self.cycle.check_tray()
+            closed = False
+            if drop is not None and drop["phase"] == "resolved" and check["ok"]:
+                closed = self.cycle.close_resolved()
+            return {**check, "closed": closed, "drop_id": drop["drop_id"] if drop else None}
+
+    def resume(self) -> dict[str, Any] | None:
+        with self._lock:
+            return self.cycle.resume()
+
+    def court_convert(self, player: str, cubes: int) -> dict[str, Any]:
+        with self._lock:
+            return self.cycle.court_convert(player, cubes)
+
+    # -- records -----------------------------------------------------------------------------------
+    def drop(self, drop_id: int) -> dict[str, Any]:
+        with self._lock:
+            return self.cycle.drop_view(drop_id)
+
+    def history(self) -> list[dict[str, Any]]:
+        """Every drop of the current session, newest first."""
+        with self._lock:
+            state = self.store.state()
+            if state is None:
+                return []
+            session_start = None
+            drop_ids: list[int] = []
+            for rec in self.store.records():
+                if rec.kind == "session_new":
+                    session_start = rec.seq
+                    drop_ids = []
+                elif rec.kind == "intent" and rec.drop_id is not None and session_start is not None:
+                    drop_ids.append(rec.drop_id)
+            current = state["drop"]["drop_id"] if state["drop"] else None
+            return [self.cycle.drop_view(d) if d == current else closed_drop_view(self.store, d)
+                    for d in reversed(drop_ids)]
+
+    def log(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [r.as_dict() for r in self.store.records()]
+
+    def verify(self) -> dict[str, Any]:
+        with self._lock:
+            return self.store.verify().as_dict()
+
+
+def open_records(data_dir: str | Path) -> RecordStore:
+    """The records alone (``tower log``): no devices are opened, no lock is taken for reading."""
+    path = Path(data_dir)
+    if not (path / "records.sqlite3").exists():
+        raise RecordsError(f"there are no records in {path}")
+    return RecordStore.open(path)
