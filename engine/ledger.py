@@ -42,7 +42,8 @@ def check_reading(
         if tower_before is not None and seen > get(dropped, colour) + get(tower_before, colour):
             raise ImpossibleReadingError(
                 f"the reading shows {seen} {colour} cubes in the tray, but only {get(dropped, colour)} "
-                f"were dropped and {get(tower_before, colour)} were inside the tower",
+                f"{'was' if get(dropped, colour) == 1 else 'were'} dropped and {get(tower_before, colour)} "
+                f"{'was' if get(tower_before, colour) == 1 else 'were'} inside the tower",
                 field_path,
             )
         away = get(elsewhere, colour) if elsewhere is not None else 0

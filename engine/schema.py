@@ -54,8 +54,12 @@ _REQUIRED = {
 }
 
 
+_FORBIDDEN: dict[str, Any] = {"not": {}}
+"""Matches nothing: marks a key that does not belong to this kind of battle."""
+
+
 def _per_kind(kind: str) -> dict[str, Any]:
-    forbidden = {key: False for key, kinds in _ONLY_FOR.items() if kind not in kinds}
+    forbidden = {key: _FORBIDDEN for key, kinds in _ONLY_FOR.items() if kind not in kinds}
     then: dict[str, Any] = {"required": _REQUIRED[kind], "properties": forbidden}
     if kind != "attack":  # revolts are against a player; the initial fill has no defender at all
         then["properties"] = {**forbidden}
@@ -118,7 +122,7 @@ _TYPE_WORDS = {
     "string": "a string",
     "boolean": "true or false",
 }
-_PRIORITY = {"additionalProperties": 0, None: 1, "required": 2, "type": 3}
+_PRIORITY = {"additionalProperties": 0, "not": 1, "required": 2, "type": 3}
 
 
 def _describe(value: object) -> str:
@@ -133,6 +137,12 @@ def _describe(value: object) -> str:
     return "a list" if isinstance(value, list) else "an object"
 
 
+def _a(kind: object) -> str:
+    """The battle kind with its article ("an attack", "a revolt")."""
+    text = str(kind).replace("_", " ")
+    return ("an " if text[:1] in "aeiou" else "a ") + text
+
+
 def _sentence(error: ValidationError, data: dict[str, Any]) -> BattleInputError:
     parts = list(error.absolute_path)
     field = json_path(*parts)
@@ -144,12 +154,12 @@ def _sentence(error: ValidationError, data: dict[str, Any]) -> BattleInputError:
         what = "colour" if error.schema is _COUNT_MAP else "key"
         hint = f" (colours: {', '.join(PALETTE)})" if what == "colour" else ""
         return BattleInputError(f"unknown {what} {extra!r} in {where}{hint}", json_path(*parts, extra))
-    if error.validator is None:  # a key forbidden for this kind of battle (a `false` schema)
+    if error.validator == "not":  # a key forbidden for this kind of battle
         key = parts[-1]
-        return BattleInputError(f"{key!r} does not belong to a {kind} battle", field)
+        return BattleInputError(f"{key!r} does not belong to {_a(kind)} battle", field)
     if error.validator == "required":
         missing = [k for k in error.validator_value if k not in error.instance][0]
-        what = f"a {kind} battle" if error.schema is not BATTLE_SCHEMA else "every battle"
+        what = f"{_a(kind)} battle" if error.schema is not BATTLE_SCHEMA else "every battle"
         return BattleInputError(f"{missing!r} is required for {what}", json_path(*parts, missing))
     got = _describe(error.instance)
     if error.validator == "type":

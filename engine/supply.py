@@ -66,6 +66,10 @@ class Supplies:
         """The supplies after ``counts`` have come back (from the tray or a county)."""
         return Supplies(add(self.cubes, counts))
 
+    def after_drop(self, from_supply: Counts, to_supply: Counts) -> Supplies:
+        """The supplies once a drop took ``from_supply`` and the resolution returned ``to_supply``."""
+        return self.take(from_supply).give(to_supply)
+
     def to_json(self) -> dict[str, int]:
         """The supplies as a count map."""
         return dict(self.cubes)
