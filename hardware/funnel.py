@@ -1,0 +1,128 @@
+"""Funnel releases: the servo-held trapdoor driven by gpiozero, and its simulated twin.
+
+The serial backend (the tray board moves the servo) lives with the link in ``hardware/serial_board.py``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from hardware.errors import ReleaseError
+from hardware.interfaces import FunnelRelease
+
+Sleep = Callable[[float], None]
+
+
+def clamp_angle(angle: float, lo: float, hi: float) -> float:
+    """Keep a commanded angle inside the calibrated mechanical range (a servo pushed past the
+    trapdoor's stop stalls, draws its full current and strips its gears)."""
+    return min(max(angle, lo), hi)
+
+
+class GpioServoRelease(FunnelRelease):
+    """A hobby servo on a Raspberry Pi GPIO, through gpiozero's ``AngularServo``.
+
+    The servo's pulse widths span 0..180 degrees (``min_pulse_s`` at 0, ``max_pulse_s`` at 180);
+    ``min_angle``/``max_angle`` are the trapdoor's calibrated range and every angle is clamped to it.
+    A release moves closed -> open, dwells, moves back to closed and then *detaches* (no pulses):
+    a held servo hunts around its set point and buzzes, which shakes the funnel and the camera.
+
+    ``pin_factory`` is gpiozero's pin factory; tests pass ``MockFactory(pin_class=MockPWMPin)``.
+    """
+
+    def __init__(self, pin: int, *, closed_angle: float, open_angle: float, min_angle: float = 0.0,
+                 max_angle: float = 180.0, min_pulse_s: float = 0.5e-3, max_pulse_s: float = 2.5e-3,
+                 frame_s: float = 20e-3, dwell_s: float = 1.5, move_s: float = 0.4,
+                 pin_factory: Any = None, sleep: Sleep = time.sleep) -> None:
+        from gpiozero import AngularServo  # imported here so that merely loading configs never needs it
+
+        if min_angle >= max_angle:
+            raise ValueError(f"min_angle {min_angle} must be below max_angle {max_angle}")
+        self.pin = pin
+        self.min_angle, self.max_angle = float(min_angle), float(max_angle)
+        self.closed_angle = clamp_angle(float(closed_angle), self.min_angle, self.max_angle)
+        self.open_angle = clamp_angle(float(open_angle), self.min_angle, self.max_angle)
+        self.dwell_s, self.move_s = dwell_s, move_s
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        # The servo starts detached: at power-up we do not know where the trapdoor is, and commanding
+        # it blindly could snap it open with cubes in the funnel.
+        self._servo = AngularServo(pin, initial_angle=None, min_angle=0, max_angle=180,
+                                   min_pulse_width=min_pulse_s, max_pulse_width=max_pulse_s,
+                                   frame_width=frame_s, pin_factory=pin_factory)
+
+    def move_to(self, angle: float) -> float:
+        """Command an angle (clamped to the calibrated range); returns the angle commanded."""
+        angle = clamp_angle(float(angle), self.min_angle, self.max_angle)
+        self._servo.angle = angle
+        return angle
+
+    def detach(self) -> None:
+        """Stop sending pulses; the servo holds by friction and stays quiet."""
+        self._servo.angle = None
+
+    def release(self) -> None:
+        with self._lock:
+            try:
+                self.move_to(self.closed_angle)
+                self._sleep(self.move_s)
+                self.move_to(self.open_angle)
+                self._sleep(self.move_s + self.dwell_s)
+                self.move_to(self.closed_angle)
+                self._sleep(self.move_s)
+            except Exception as exc:  # gpiozero raises its own errors for a dead pin
+                raise ReleaseError(f"servo on GPIO{self.pin} failed during the release: {exc}") from exc
+            finally:
+                self.detach()
+
+    def sweep(self) -> None:
+        """Closed -> open -> closed without the dwell, for ``tower hw check``."""
+        with self._lock:
+            try:
+                for angle in (self.closed_angle, self.open_angle, self.closed_angle):
+                    self.move_to(angle)
+                    self._sleep(self.move_s)
+            finally:
+                self.detach()
+
+    def close(self) -> None:
+        servo = getattr(self, "_servo", None)
+        if servo is not None and not servo.closed:
+            servo.close()
+
+    def describe(self) -> str:
+        return (f"servo on GPIO{self.pin}: closed {self.closed_angle:g}°, open {self.open_angle:g}°, "
+                f"dwell {self.dwell_s:g} s")
+
+
+class SimFunnelRelease(FunnelRelease):
+    """The simulated trapdoor: a release moves the simulated funnel's cubes into the tower.
+
+    A servo jam (fault ``servo_jam``) is silent, as on the real station where the servo cannot tell
+    that the trapdoor stuck: the cubes stay in the funnel and the controller must notice from the
+    beam count and the tray.
+    """
+
+    def __init__(self, table: Any, *, dwell_s: float = 0.0, sleep: Sleep = time.sleep) -> None:
+        self.table = table
+        self.dwell_s = dwell_s
+        self._sleep = sleep
+        self.sweeps = 0
+
+    def release(self) -> None:
+        jammed = self.table.faults.strikes("servo_jam")
+        if self.dwell_s:
+            self._sleep(self.dwell_s)
+        self.table.release(jammed=jammed)
+
+    def sweep(self) -> None:
+        """Open and close without a battle. As on the real station, cubes left in the funnel fall."""
+        self.sweeps += 1
+        if self.table.funnel_contents():
+            self.table.release(jammed=False)
+
+    def describe(self) -> str:
+        return f"simulated servo ({self.table.tower.name} tower)"
