@@ -161,6 +161,14 @@ class DropCycle:
         return {"ok": obs.usable and seen == expected, "expected": expected, "seen": seen,
                 "usable": obs.usable, "reason": obs.reason}
 
+    def _close_or_raise(self) -> None:
+        state = self.state
+        drop = state["drop"]
+        check = self.check_tray()
+        if not check["ok"]:
+            raise TrayMismatch(_mismatch_text(check), check["expected"], check["seen"])
+        self._commit("cleaned", {"tray": check["seen"]}, ses.finish_drop(state), drop_id=drop["drop_id"])
+
     def close_resolved(self) -> bool:
         """Close a resolved drop once the tray holds what should remain. True when closed (or none open)."""
         state = self.state
@@ -179,7 +187,7 @@ class DropCycle:
     def plan(self, battle: dict[str, Any], *, check_tray: bool = True) -> dict[str, Any]:
         state = self.state
         if state["drop"] is not None and state["drop"]["phase"] == "resolved":
-            self.close_resolved()
+            self._close_or_raise()
             state = self.state
         if state["drop"] is not None:
             d = state["drop"]
@@ -355,7 +363,7 @@ class DropCycle:
     def court_convert(self, player: str, cubes: int) -> dict[str, Any]:
         state = self.state
         if state["drop"] is not None and state["drop"]["phase"] == "resolved":
-            self.close_resolved()
+            self._close_or_raise()
             state = self.state
         new, performed, why = ses.court_convert(state, player, cubes)
         self._commit("court_convert", {"player": player, "cubes": cubes, "performed": performed, "why": why},

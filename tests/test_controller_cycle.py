@@ -1,0 +1,263 @@
+"""The drop cycle on the simulated table: every battle kind, the cube account, doubts and corrections,
+and resuming after the process died at each step without ever releasing twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller import session as ses
+from controller.cycle import DropCycle, DropError, TrayMismatch
+from controller.hands import SimHands
+from controller.readers import DirectReader, Observation
+from controller.records import RecordStore
+from hardware.funnel import SimFunnelRelease
+from hardware.sim.table import SimTable
+
+
+class Crash(BaseException):
+    """Stands for SIGKILL: nothing after it runs, no handler catches it."""
+
+
+class CrashingFunnel:
+    """A simulated funnel that dies just before or just after the trapdoor moves."""
+
+    def __init__(self, sim: SimTable, when: str) -> None:
+        self.inner = SimFunnelRelease(sim)
+        self.when = when
+
+    def release(self) -> None:
+        if self.when == "before":
+            raise Crash()
+        self.inner.release()
+        raise Crash()
+
+
+class World:
+    def __init__(self, tmp: Path, seed: int = 7) -> None:
+        self.tmp = tmp
+        self.sim = SimTable(tmp / "sim-world.json", seed=seed)
+
+    def cycle(self, funnel: Any = None, reader: Any = None, hands: bool = True, sim: bool = True,
+              board: Any = None) -> DropCycle:
+        store = RecordStore.open(self.tmp)
+        return DropCycle(store, funnel=funnel or SimFunnelRelease(self.sim), reader=reader or DirectReader(self.sim),
+                         sim=self.sim if sim else None, hands=SimHands(self.sim) if hands else None, board=board)
+
+
+ATTACK = {"battle": "attack", "attacker": "blue", "attacking_armies": 4, "defender": "yellow",
+          "defending_armies": 3}
+
+
+def _started(world: World, court: bool = False) -> DropCycle:
+    cyc = world.cycle()
+    cyc.new_session(["red", "blue", "yellow"], court)
+    fill = cyc.plan({"battle": "initial_fill"})
+    assert cyc.release(fill["drop_id"])["phase"] == "resolved"
+    for p in ("red", "blue", "yellow"):
+        cyc.deploy(p, 15)
+    return cyc
+
+
+def test_a_game_of_every_battle_kind_keeps_every_cube_accounted_for(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    cyc = _started(world, court=True)
+    battles = [
+        ATTACK,
+        {"battle": "attack", "attacker": "red", "attacking_armies": 3, "defender": None, "defending_armies": 0},
+        {"battle": "revolt", "defender": "yellow", "defending_armies": 2, "revolt_markers": 1},
+        {"battle": "winter_revolt", "defender": "blue", "defending_armies": 2, "revolt_markers": 0,
+         "unsupplied_counties": 3},
+    ]
+    for battle in battles:
+        planned = cyc.plan(battle)
+        view = cyc.release(planned["drop_id"])
+        assert view["phase"] == "resolved" and view["summary"] and view["instructions"]
+        assert view["tray_after"] == world.sim.tray_contents()
+        assert ses.conservation_errors(cyc.state) == []
+    # the simulated tower holds exactly what the ledger says
+    assert ses.clean(world.sim.tower_contents()) == ses.clean(cyc.state["tower"])
+    assert world.sim.release_count == 1 + len(battles)
+    assert cyc.store.verify().ok
+
+
+def test_the_plan_takes_the_tray_and_fills_in_the_round(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    cyc = _started(world)
+    cyc.set_round("palace_defender_plus_one", {"attack_plus_one": "blue", "defence_plus_one": None}, ["red"])
+    tray = dict(cyc.state["tray"])
+    planned = cyc.plan(ATTACK)
+    assert planned["battle"]["bonus_tiles"]["attack_plus_one"] == "blue"
+    assert planned["battle"]["immune"] == ["red"]
+    assert planned["plan"]["from_tray"] == ses.clean(tray)
+    assert planned["plan"]["drop"]["blue"] >= 5  # 4 armies + the bonus army (+ any blue in the tray)
+
+
+def test_a_drop_is_never_released_twice(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    cyc = _started(world)
+    planned = cyc.plan(ATTACK)
+    cyc.release(planned["drop_id"])
+    count = world.sim.release_count
+    with pytest.raises(DropError, match="never released twice"):
+        cyc.release(planned["drop_id"])
+    assert world.sim.release_count == count
+
+
+def test_no_second_battle_while_one_is_in_flight(tmp_path: Path) -> None:
+    cyc = _started(World(tmp_path))
+    cyc.plan(ATTACK)
+    with pytest.raises(DropError, match="still in flight"):
+        cyc.plan(ATTACK)
+
+
+def test_death_before_the_servo_moved_is_resumed_with_one_release(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    cyc = _started(world)
+    planned = cyc.plan(ATTACK)
+    before = world.sim.release_count
+    with pytest.raises(Crash):
+        world.cycle(funnel=CrashingFunnel(world.sim, "before")).release(planned["drop_id"])
+    cyc2 = world.cycle()
+    view = cyc2.resume()
+    assert view is not None and view["phase"] == "planned"  # the counter did not move: never released
+    assert cyc2.release(planned["drop_id"])["phase"] == "resolved"
+    assert world.sim.release_count == before + 1
+    kinds = [r.kind for r in cyc2.store.records(planned["drop_id"])]
+    assert kinds == ["intent", "release_started", "release_not_done", "release_started", "released", "reading",
+                     "resolution"]
+
+
+def test_death_right_after_the_servo_moved_is_finished_by_reading_the_tray(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    cyc = _started(world)
+    planned = cyc.plan(ATTACK)
+    before = world.sim.release_count
+    with pytest.raises(Crash):
+        world.cycle(funnel=CrashingFunnel(world.sim, "after")).release(planned["drop_id"])
+    view = world.cycle().resume()
+    assert view is not None and view["phase"] == "resolved"
+    assert world.sim.release_count == before + 1
+    assert ses.conservation_errors(world.cycle().state) == []
+
+
+def test_without_a_release_counter_the_host_decides(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    cyc = _started(world)
+    planned = cyc.plan(ATTACK)
+    with pytest.raises(Crash):
+        world.cycle(funnel=CrashingFunnel(world.sim, "after")).release(planned["drop_id"])
+    bare = world.cycle(sim=False)  # a bare servo: no counter, no beam
+    view = bare.resume()
+    assert view is not None and view["phase"] == "release_unknown"
+    with pytest.raises(DropError):
+        bare.release(planned["drop_id"])
+    assert bare.confirm_release(planned["drop_id"], fell=True, who="host")["phase"] == "resolved"
+
+
+class ScriptedReader:
+    """Returns the given readings in turn (then the true tray)."""
+
+    def __init__(self, sim: SimTable, readings: list[Observation]) -> None:
+        self.sim, self.readings, self.tags = sim, list(readings), []
+
+    def read(self, tag: str, *, wait_settle: bool = True) -> Observation:
+        self.tags.append(tag)
+        if tag.startswith("drop-") and self.readings:
+            return self.readings.pop(0)
+        return Observation(cubes=self.sim.tray_contents(), source="direct")
+
+
+class FakeBoard:
+    def __init__(self, sim: SimTable) -> None:
+        self.sim, self.vibrations = sim, 0
+
+    def reset_beam(self) -> None:
+        self.sim.reset_beam()
+
+    def beam_count(self) -> int:
+        return self.sim.beam_count()
+
+    def vibrate(self, seconds: float) -> None:
+        self.vibrations += 1
+
+
+def test_an_impossible_reading_is_read_again_then_the_host_corrects_it(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    _started(world)
+    impossible = Observation(cubes={"blue": 40})
+    reader = ScriptedReader(world.sim, [impossible, impossible, impossible])
+    board = FakeBoard(world.sim)
+    cyc = world.cycle(reader=reader, board=board)
+    planned = cyc.plan(ATTACK)
+    view = cyc.release(planned["drop_id"])
+    assert view["phase"] == "counted" and view["needs_confirmation"]
+    assert any("only" in d and "could have come out" in d for d in view["doubts"])
+    assert board.vibrations == 1  # the last read came after shaking the tray
+    truth = world.sim.tray_contents()
+    corrected = cyc.correct(planned["drop_id"], truth, who="host")
+    assert corrected["phase"] == "resolved" and corrected["tray_after"] == ses.clean(truth)
+    assert corrected["corrections"][0]["before"] == {"blue": 40}
+    assert corrected["corrections"][0]["who"] == "host"
+    assert ses.conservation_errors(cyc.state) == []
+    assert world.sim.release_count == 2  # fill + this battle: doubts never drop again
+
+
+def test_a_beam_disagreement_is_a_doubt_and_a_good_reread_settles_it(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    _started(world)
+    reader = ScriptedReader(world.sim, [Observation(cubes={"blue": 1})])
+    cyc = world.cycle(reader=reader, board=FakeBoard(world.sim))
+    view = cyc.release(cyc.plan(ATTACK)["drop_id"])
+    assert view["phase"] == "resolved" and not view["needs_confirmation"]
+    assert [t for t in reader.tags if t.startswith("drop-")] == [f"drop-{view['drop_id']:06d}",
+                                                                   f"drop-{view['drop_id']:06d}-2"]
+
+
+def test_a_correction_after_resolution_re_resolves_and_keeps_the_account(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    cyc = _started(world)
+    view = cyc.release(cyc.plan(ATTACK)["drop_id"])
+    tray = dict(view["tray_after"])
+    # the host moves one blue to yellow (as if the camera had confused them)
+    if tray.get("blue"):
+        tray["blue"] -= 1
+        tray["yellow"] = tray.get("yellow", 0) + 1
+    again = cyc.correct(view["drop_id"], tray, who="anna", note="a yellow hidden under a blue")
+    assert again["tray_after"] == ses.clean(tray)
+    assert ses.conservation_errors(cyc.state) == []
+    kinds = [r.kind for r in cyc.store.records(view["drop_id"])]
+    assert kinds[-2:] == ["correction", "resolution"]
+
+
+def test_the_tray_is_checked_before_a_battle(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    cyc = _started(world)
+    world.sim.load_funnel({"purple": 6})
+    world.sim.release()  # a stray release by hand puts unknown cubes into the tray
+    no_hands = world.cycle(hands=False)
+    intents = [r for r in no_hands.store.records() if r.kind == "intent"]
+    with pytest.raises(TrayMismatch, match="clear it") as err:
+        no_hands.plan(ATTACK)
+    assert err.value.seen.get("purple", 0) >= 1 and "purple" not in err.value.expected
+    assert [r for r in no_hands.store.records() if r.kind == "intent"] == intents  # nothing was planned
+
+
+def test_court_conversion_needs_the_cubes_in_the_tray(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    cyc = _started(world, court=True)
+    cyc.release(cyc.plan(ATTACK)["drop_id"])
+    cyc.close_resolved()
+    tray = cyc.state["tray"]
+    player = next((p for p in ("red", "blue", "yellow") if tray.get(p)), None)
+    absent = next(p for p in ("red", "blue", "yellow") if not tray.get(p))
+    refused = cyc.court_convert(absent, 1)
+    assert not refused["performed"] and "not performed" in refused["message"]
+    if player is not None:
+        before = cyc.state["courtiers"].get(player, 0)
+        done = cyc.court_convert(player, 1)
+        assert done["performed"] and cyc.state["courtiers"][player] == before + 1
+        assert world.sim.tray_contents() == cyc.state["tray"]
+    assert ses.conservation_errors(cyc.state) == []
