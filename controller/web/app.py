@@ -54,6 +54,15 @@ class Correction(BaseModel):
     who: str = Field(default="host", min_length=1, max_length=40)
 
 
+class Confirmation(BaseModel):
+    who: str = Field(default="host", min_length=1, max_length=40)
+
+
+class ReleaseAnswer(BaseModel):
+    fell: bool
+    who: str = Field(default="host", min_length=1, max_length=40)
+
+
 class ApiError(Exception):
     def __init__(self, status: int, message: str, field: str | None = None) -> None:
         super().__init__(message)
@@ -204,5 +213,17 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         result = _change(lambda: table.correct(drop_id, body.counts, body.who))
         hub.publish({"type": "web_corrected", "drop_id": drop_id})
         return result
+
+    @app.post("/api/drops/{drop_id}/confirm", dependencies=[Depends(_host_only)])
+    def confirm(drop_id: int, body: Confirmation) -> Any:
+        """A doubted reading accepted as it is (kept in the log as a correction that changes nothing)."""
+        result = _change(lambda: table.confirm(drop_id, body.who))
+        hub.publish({"type": "web_corrected", "drop_id": drop_id})
+        return result
+
+    @app.post("/api/drops/{drop_id}/release-answer", dependencies=[Depends(_host_only)])
+    def release_answer(drop_id: int, body: ReleaseAnswer) -> Any:
+        """The host says whether the funnel emptied, where the station could not tell after a crash."""
+        return _change(lambda: table.confirm_release(drop_id, body.fell, body.who))
 
     return app

@@ -7,7 +7,9 @@ const COLOURS = ["red", "blue", "yellow", "purple", "black", "green"];
 const KINDS = [
   ["attack", "Attack"], ["revolt", "Revolt"], ["winter_revolt", "Winter revolt"], ["initial_fill", "Initial fill"],
 ];
-const STEPS = ["Opening the funnel", "Cubes falling", "Waiting for the tray to settle", "Reading the tray", "Resolving the battle"];
+const STEPS = ["Opening the funnel", "Cubes falling; waiting for a still tray and reading it", "Resolving the battle"];
+// Phases of a drop (controller.cycle): planned -> releasing -> released -> counted -> resolved -> closed.
+const BUSY_PHASES = ["releasing", "released"];
 const S = { data: null, host: false, csrf: null, releasing: null, showForm: false, correcting: null, busy: false, kind: "attack" };
 
 // -- small DOM helper -----------------------------------------------------------------------------
@@ -108,13 +110,12 @@ async function act(what, path, body) {
 }
 
 // -- live events -----------------------------------------------------------------------------------
+// The table's events are the records it commits: {"type": kind, "drop_id", "phase"}.
 function stepOf(event) {
-  const t = String(event.type || event.phase || "").toLowerCase();
-  if (t.includes("resolv") || t.includes("verif")) return 4;
-  if (t.includes("captur") || t.includes("count") || t.includes("read")) return 3;
-  if (t.includes("settl")) return 2;
-  if (t.includes("released") || t.includes("fall")) return 1;
-  if (t.includes("releas")) return 0;
+  const t = event.type || "";
+  if (t === "release_started") return 0;
+  if (t === "released") return 1;
+  if (t === "reading") return 2;
   return null;
 }
 
@@ -139,44 +140,36 @@ function connect() {
 }
 
 // -- the battle card -------------------------------------------------------------------------------
-function currentDrop() {
-  const st = (S.data && S.data.status) || {};
-  return st.drop || st.current_drop || null;
-}
-function historyEntry(dropId) {
-  return ((S.data && S.data.history) || []).find((d) => d.drop_id === dropId) || null;
-}
-function players() {
-  const st = (S.data && S.data.status) || {};
-  return (st.players || []).map((p) => (typeof p === "string" ? p : p.colour));
-}
+function session() { return ((S.data && S.data.status) || {}).session || null; }
+function currentDrop() { return ((S.data && S.data.status) || {}).drop || null; }
+function players() { return ((session() || {}).players || []).slice(); }
 
 function renderBattle() {
   const card = $("battle");
   card.replaceChildren();
   if (!S.data) { card.append(h("p", { class: "muted", text: "Loading the table…" })); return; }
-  const st = S.data.status || {};
-  if (st.session === null || (st.players && !st.players.length)) {
+  const ses = session();
+  if (!ses) {
     card.append(h("h2", { text: "No game yet" }),
       h("p", { text: "The host starts a session on the station: tower session new --players red,blue,yellow" }));
     return;
   }
   const drop = currentDrop();
   const phase = drop && drop.phase;
-  if (S.releasing || (drop && !["planned", "resolved", "needs_confirmation", "done", "finished"].includes(phase))) {
-    if (drop && !S.releasing) S.releasing = null;
-    card.append(progressView(S.releasing ? S.releasing.step : stepOf({ phase }) || 0, drop));
+  if (S.releasing || (drop && BUSY_PHASES.includes(phase))) {
+    card.append(progressView(S.releasing ? S.releasing.step : phase === "released" ? 1 : 0, drop));
     return;
   }
   if (drop && phase === "planned") { card.append(...funnelView(drop)); return; }
-  const record = (drop && historyEntry(drop.drop_id)) || ((S.data.history || [])[0]) || null;
+  if (drop && phase === "release_unknown") { card.append(...unknownReleaseView(drop)); return; }
   if (S.showForm && S.host) { card.append(battleForm()); return; }
+  const record = drop || (S.data.history || []).find((d) => d.resolution || d.reading) || null;
   if (record) card.append(...resultView(record));
   else card.append(h("h2", { text: "Ready" }), h("p", { class: "muted", text: "No drop in this session yet." }));
   if (S.host) {
     card.append(h("div", { class: "row" },
       h("button", { class: "primary", id: "new-battle", type: "button", onclick: () => { S.showForm = true; S.correcting = null; renderBattle(); } },
-        st.filled === false ? "Initial fill" : "New battle")));
+        ses.filled ? "New battle" : "Initial fill")));
   } else {
     card.append(h("p", { class: "muted", text: "Waiting for the host to start the next battle." }));
   }
@@ -216,6 +209,20 @@ function funnelView(drop) {
   return parts;
 }
 
+function unknownReleaseView(drop) {
+  const answer = (fell) => act("Answer", `/api/drops/${drop.drop_id}/release-answer`, { fell, who: whoAmI() }).then(refresh);
+  return [
+    h("div", { class: "battle-head" }, h("h2", { text: battleTitle(drop.battle) }), h("span", { class: "tag confirm", text: "check the funnel" })),
+    h("p", { class: "notice warn", text: "The station stopped while the funnel was opening and cannot tell whether the cubes fell. It will not release again on a guess." }),
+    S.host ? h("div", { class: "row" },
+      h("button", { class: "secondary", type: "button", onclick: () => answer(false) }, "Cubes still in the funnel"),
+      h("button", { class: "primary", type: "button", onclick: () => answer(true) }, "The funnel is empty"))
+      : h("p", { class: "muted", text: "Waiting for the host to look at the funnel." }),
+  ];
+}
+
+function whoAmI() { return localStorage.getItem("tower-who") || "host"; }
+
 function progressView(step, drop) {
   const title = drop ? battleTitle(drop.battle) : "Releasing";
   return h("div", { class: "progress", id: "progress" },
@@ -225,6 +232,7 @@ function progressView(step, drop) {
 }
 
 function instructionList(record) {
+  if (!record.resolution) return [h("li", { class: "muted", text: "Not resolved yet." })];
   const out = [];
   const add = (cls, verb, rest) => out.push(h("li", { class: cls }, h("span", { class: "verb", text: verb }), ` ${rest}`));
   const ins = record.instructions;
@@ -246,40 +254,46 @@ function instructionList(record) {
 }
 
 function correctionsOf(record) {
-  const c = record.corrections || record.correction || [];
-  return Array.isArray(c) ? c : [c];
+  return record.corrections || [];
 }
 
 function resultView(record) {
   const parts = [];
   const corr = correctionsOf(record).filter(Boolean);
-  const battle = record.battle || (record.intent && record.intent.battle);
+  const battle = record.battle;
   parts.push(h("div", { class: "battle-head" },
     h("h2", { text: battleTitle(battle) }),
     h("span", {}, corr.length ? h("span", { class: "tag corrected", id: "corrected-tag", text: "corrected" }) : null,
       " ", h("span", { class: "tag", text: `drop ${record.drop_id}` }))));
   if (record.summary) parts.push(h("p", { class: "outcome", id: "outcome", text: record.summary }));
   if (record.needs_confirmation) {
-    parts.push(h("p", { class: "notice warn", text: "The station is not sure of this reading. Check the photo and confirm or correct the counts." }));
+    parts.push(h("div", { class: "notice warn", id: "doubts" },
+      h("strong", { text: "The station is not sure of this reading. " }), "Check the photo, then confirm or correct the counts.",
+      h("ul", {}, (record.doubts || []).map((d) => h("li", { text: d })))));
   }
   const src = imageUrl(record.annotated || record.image);
   const left = h("div", {},
     src ? h("button", { class: "photo", type: "button", onclick: () => openImage(src, "The tray after the drop") },
       h("img", { id: "annotated", src, alt: `The tray after drop ${record.drop_id}, with every cube marked` })) : null);
-  const tray = countsOf(record.reading);
+  const tray = record.tray_after || countsOf(record.reading);
   const right = h("div", {},
     h("h3", { text: "In the tray" }), swatches(tray),
     ...corr.map((c) => h("p", { class: "notice", "data-testid": "correction-note" },
-      `Corrected by ${c.who || "the host"} at ${when(c.when || c.ts || c.at)} · it read `, ...inline(c.before || c.original || {}))),
+      `${c.note === "confirmed as read" ? "Confirmed" : "Corrected"} by ${c.who} at ${when(c.when)}; it read `, ...inline(c.before), " → ", ...inline(c.after))),
     h("h3", { text: "At the table" }),
     h("ol", { class: "todo", id: "instructions" }, instructionList(record)));
   parts.push(h("div", { class: "result-grid" }, left, right));
   if (S.host && S.correcting === record.drop_id) parts.push(correctionForm(record, tray));
-  else if (S.host && (record.resolution || record.reading)) {
-    parts.push(h("div", { class: "row" }, h("button", {
-      class: "secondary", id: "correct", type: "button",
-      onclick: () => { S.correcting = record.drop_id; renderBattle(); },
-    }, record.needs_confirmation ? "Confirm or correct the counts" : "Correct the reading")));
+  else if (S.host && record === currentDrop() && record.reading) {
+    parts.push(h("div", { class: "row" },
+      record.needs_confirmation ? h("button", {
+        class: "primary", id: "confirm", type: "button",
+        onclick: () => act("Confirmation", `/api/drops/${record.drop_id}/confirm`, { who: whoAmI() }).then(refresh),
+      }, "Confirm as read") : null,
+      h("button", {
+        class: "secondary", id: "correct", type: "button",
+        onclick: () => { S.correcting = record.drop_id; renderBattle(); },
+      }, "Correct the reading")));
   }
   return parts;
 }
@@ -293,7 +307,7 @@ function correctionForm(record, tray) {
       h("span", {}, h("span", { class: `dot ${colourClass(c)}` }), cap(label(c))),
       h("input", { type: "number", name: c, min: 0, max: 62, inputmode: "numeric", value: tray[c] || 0 })))),
     h("label", { class: "field" }, "Who corrects",
-      h("input", { type: "text", name: "who", maxlength: 40, required: true, value: localStorage.getItem("tower-who") || "host" })),
+      h("input", { type: "text", name: "who", maxlength: 40, required: true, value: whoAmI() })),
     h("div", { class: "row" },
       h("button", { class: "secondary", type: "button", onclick: () => { S.correcting = null; renderBattle(); } }, "Cancel"),
       h("button", { class: "primary", type: "submit", id: "correction-submit" }, "Save the correction")));
@@ -312,9 +326,9 @@ function correctionForm(record, tray) {
 
 // -- planning a battle -----------------------------------------------------------------------------
 function battleForm() {
-  const st = S.data.status || {};
+  const ses = session() || {};
   const ps = players();
-  const kinds = st.filled === false ? KINDS.filter(([k]) => k === "initial_fill") : KINDS.filter(([k]) => k !== "initial_fill");
+  const kinds = !ses.filled ? KINDS.filter(([k]) => k === "initial_fill") : KINDS.filter(([k]) => k !== "initial_fill");
   if (!kinds.some(([k]) => k === S.kind)) S.kind = kinds[0][0];
   const playerSelect = (name, withNeutral, chosen) => h("select", { name },
     withNeutral ? h("option", { value: "", text: "neutral county" }) : null,
@@ -335,7 +349,7 @@ function battleForm() {
       S.kind === "winter_revolt" ? num("unsupplied_counties", "Unsupplied counties", 1, 1) : null));
   } else {
     fields.push(h("p", {}, "The first drop of the game: 7 cubes of every player and 10 peasants. ",
-      st.emperors_court ? "Courtiers go to the entrance hall from the tray." : ""));
+      ses.emperors_court ? "Courtiers go to the entrance hall from the tray." : ""));
   }
   if (S.kind !== "initial_fill") {
     fields.push(h("div", { class: "grid2" }, num("revolt_markers", "Revolt markers", 0)),
@@ -378,7 +392,6 @@ async function release(dropId) {
   renderBattle();
   const record = await act("Release", `/api/drops/${dropId}/release`, {});
   S.releasing = null;
-  if (record && record.needs_confirmation) S.correcting = record.drop_id;
   await refresh();
 }
 
@@ -387,14 +400,14 @@ function renderLedger() {
   const body = $("ledger-body");
   body.replaceChildren();
   const st = (S.data && S.data.status) || {};
-  const supply = st.supply || st.supplies || {};
+  const supply = st.supply || {};
   const tray = st.tray || {};
-  const tower = st.tower || st.tower_ledger || {};
+  const tower = st.tower || {};
   const board = st.board || {};
   const courtiers = st.courtiers || {};
   const colours = [...players(), "green"].filter((c, i, a) => a.indexOf(c) === i);
-  if (!colours.length || (colours.length === 1 && !players().length)) { body.append(h("p", { class: "muted", text: "No session yet." })); return; }
-  const court = !!st.emperors_court;
+  if (!session()) { body.append(h("p", { class: "muted", text: "No session yet." })); return; }
+  const court = !!session().emperors_court;
   const row = (c) => h("tr", { "data-colour": c },
     h("td", {}, h("span", { class: `dot ${colourClass(c)}` }), label(c)),
     h("td", { text: supply[c] ?? 0 }), h("td", { text: board[c] ?? 0 }), h("td", { text: tray[c] ?? 0 }),
@@ -426,8 +439,8 @@ function renderHistory() {
       src ? h("button", { class: "thumb", type: "button", onclick: () => openImage(src, `Drop ${d.drop_id}`) },
         h("img", { src, alt: `Drop ${d.drop_id}`, loading: "lazy" })) : h("span", { class: "thumb" }),
       h("div", {},
-        h("div", { class: "what" }, `${d.drop_id}. ${battleTitle(d.battle || (d.intent && d.intent.battle))}`, corrected ? h("span", { class: "tag corrected", text: "corrected" }) : null),
-        h("div", { text: d.summary || (d.phase ? `(${d.phase})` : "") }),
+        h("div", { class: "what" }, `${d.drop_id}. ${battleTitle(d.battle)} `, corrected ? h("span", { class: "tag corrected", text: "corrected" }) : null),
+        h("div", { text: d.summary || `(${d.phase})` }),
         h("div", { class: "meta" }, inline(countsOf(d.reading))))));
   }
 }
