@@ -1,0 +1,144 @@
+"""Colour correction and per-pixel classification against the learned profile.
+
+Physics: a pixel's value is (surface reflectance) x (light). The grey plate around the tray has a
+known neutral reflectance and shares the light with the tray, so dividing each channel by the
+plate's level in the same frame removes the light's colour cast (2700-6500 K) and its brightness in
+one step: what is left is reflectance relative to the plate, comparable across frames and with the
+calibration shots. Classification then happens in CIE Lab of that reflectance, where a colour is a
+compact blob (red needs no hue wrap-around there).
+
+For speed, the classifier is a lookup table prepared once per profile: reflectance is quantised per
+channel on a square-root scale (fine steps in the dark, where black lives) and every cell of the
+64^3 table holds the class of its centre. A frame then costs three 256-entry per-channel lookups
+(which fold in that frame's white balance) and one table gather.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import ALL_COLOURS
+from vision.profile import ColourModel, ColourProfile
+
+REFLECTANCE_SCALE = 1.6  # reflectance (plate = 1) mapped to 0..1 before Lab; cubes tops reach ~1.3
+LUT_LEVELS = 64
+
+BACKGROUND = 0
+UNKNOWN = 255
+# Class codes: 0 background, 1..6 cube colours (ALL_COLOURS order), 255 none of them.
+COLOUR_CODES = {c: i + 1 for i, c in enumerate(ALL_COLOURS)}
+
+# Gates in Mahalanobis distance squared (3 degrees of freedom): a pixel belongs to a class only if it
+# lies within the class's own spread. 16.3 is chi-square's 99.9 % point; wider for the background,
+# whose floor varies with the ring light's reflection and shadows.
+GATE_COLOUR = 16.3
+GATE_BACKGROUND = 25.0
+# The light's brightness varies by about 30 % across scenes (spec) and the lens's vignette darkens the
+# plate band and the tray differently, so the plate does not cancel brightness exactly. A colour's
+# model is widened along the direction in Lab that a change of brightness moves it (a physical
+# degree of freedom, not a tuned threshold): one standard deviation is this much in log brightness.
+BRIGHTNESS_SIGMA = 0.25
+
+
+# The tray floor is seen through clear plastic that mirrors the ring light (a bright ring on the
+# floor), so where the room light's colour differs from the ring's the floor keeps a tint after the
+# plate's white balance: bluish under warm room light, yellowish under cool. The tint runs along the
+# blue-yellow axis of daylight/lamp colours (b in Lab, a little in a); the floor's model is widened
+# by this much (Lab units, one standard deviation) to cover 2700-6500 K.
+FLOOR_TINT_SIGMA_B = 5.0
+FLOOR_TINT_SIGMA_A = 1.5
+
+
+def tint_tolerant(model: ColourModel) -> ColourModel:
+    cov = model.cov_array + np.diag([0.0, FLOOR_TINT_SIGMA_A**2, FLOOR_TINT_SIGMA_B**2])
+    return ColourModel(model.mean, tuple(tuple(float(x) for x in row) for row in cov), model.pixels)
+
+
+def lab_to_reflectance(lab: np.ndarray) -> np.ndarray:
+    bgr = cv2.cvtColor(np.asarray(lab, dtype=np.float32).reshape(-1, 1, 3), cv2.COLOR_Lab2BGR)
+    return bgr.reshape(-1, 3) * REFLECTANCE_SCALE
+
+
+def brightness_tolerant(model: ColourModel, sigma: float = BRIGHTNESS_SIGMA) -> ColourModel:
+    """The model with its covariance widened along the brightness direction (see BRIGHTNESS_SIGMA)."""
+    refl = lab_to_reflectance(model.mean_array)[0]
+    eps = 0.05
+    up = reflectance_to_lab((refl * np.exp(eps)).reshape(1, 1, 3)).reshape(3).astype(np.float64)
+    down = reflectance_to_lab((refl * np.exp(-eps)).reshape(1, 1, 3)).reshape(3).astype(np.float64)
+    v = (up - down) / (2 * eps)
+    cov = model.cov_array + (sigma * sigma) * np.outer(v, v)
+    return ColourModel(model.mean, tuple(tuple(float(x) for x in row) for row in cov), model.pixels)
+
+
+def reflectance_to_lab(refl: np.ndarray) -> np.ndarray:
+    """Plate-relative reflectance (..., 3 in BGR order) to Lab (float32)."""
+    x = np.clip(np.asarray(refl, dtype=np.float32) / REFLECTANCE_SCALE, 0.0, 1.0)
+    return cv2.cvtColor(x.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(refl.shape)
+
+
+def bgr_to_lab(bgr: np.ndarray, plate_level: np.ndarray) -> np.ndarray:
+    """BGR uint8 pixels to Lab of plate-relative reflectance."""
+    refl = bgr.astype(np.float32) / np.asarray(plate_level, dtype=np.float32).reshape(1, 3)
+    return reflectance_to_lab(refl.reshape(bgr.shape))
+
+
+def _level_centres() -> np.ndarray:
+    """Reflectance at the centre of each quantisation level (square-root scale)."""
+    q = (np.arange(LUT_LEVELS, dtype=np.float64) + 0.5) / LUT_LEVELS
+    return (q * q) * REFLECTANCE_SCALE
+
+
+class PixelClassifier:
+    """Per-pixel class codes for BGR pixels, given the frame's plate level. Build once per profile."""
+
+    def __init__(self, profile: ColourProfile) -> None:
+        self.profile = profile
+        centres = _level_centres()
+        b, g, r = np.meshgrid(centres, centres, centres, indexing="ij")
+        refl = np.stack([b, g, r], axis=-1).reshape(-1, 3)
+        lab = reflectance_to_lab(refl.reshape(-1, 1, 3)).reshape(-1, 3).astype(np.float64)
+        self.table = self._classify_lab(lab).astype(np.uint8)
+        self._last_level: np.ndarray | None = None
+        self._luts: list[np.ndarray] = []
+
+    def _classify_lab(self, lab: np.ndarray) -> np.ndarray:
+        # Courtier pawns are told from cubes by shape, not colour: their pixels join the cube colours.
+        models: list[tuple[int, ColourModel, float]] = [
+            (BACKGROUND, tint_tolerant(self.profile.background), GATE_BACKGROUND)
+        ]
+        models += [(COLOUR_CODES[c], brightness_tolerant(m), GATE_COLOUR) for c, m in self.profile.colours.items()]
+        scores = np.empty((len(models), len(lab)))
+        gated = np.empty((len(models), len(lab)), dtype=bool)
+        for k, (_, model, gate) in enumerate(models):
+            d2 = model.mahalanobis2(lab)
+            # Gaussian log-likelihood up to a constant: a tight class wins over a broad one nearby.
+            scores[k] = d2 + np.log(np.linalg.det(model.cov_array))
+            gated[k] = d2 <= gate
+        scores[~gated] = np.inf
+        best = np.argmin(scores, axis=0)
+        codes = np.array([code for code, _, _ in models], dtype=np.int32)[best]
+        codes[~np.isfinite(scores.min(axis=0))] = UNKNOWN
+        return codes
+
+    def _channel_luts(self, plate_level: np.ndarray) -> list[np.ndarray]:
+        if self._last_level is not None and np.array_equal(self._last_level, plate_level):
+            return self._luts
+        v = np.arange(256, dtype=np.float64)
+        luts = []
+        for level in plate_level:
+            refl = v / max(float(level), 1e-3)
+            q = np.sqrt(np.clip(refl / REFLECTANCE_SCALE, 0.0, 1.0)) * LUT_LEVELS
+            luts.append(np.minimum(q.astype(np.int64), LUT_LEVELS - 1).astype(np.uint8))
+        self._last_level = np.array(plate_level, copy=True)
+        self._luts = luts
+        return luts
+
+    def classify(self, bgr: np.ndarray, plate_level: np.ndarray) -> np.ndarray:
+        """Class code per pixel (uint8, same height and width as ``bgr``)."""
+        lb, lg, lr = self._channel_luts(np.asarray(plate_level, dtype=np.float64))
+        b, g, r = cv2.split(bgr)
+        idx = cv2.LUT(b, lb).astype(np.int32) * (LUT_LEVELS * LUT_LEVELS)
+        idx += cv2.LUT(g, lg).astype(np.int32) * LUT_LEVELS
+        idx += cv2.LUT(r, lr)
+        return self.table[idx]

@@ -1,0 +1,256 @@
+"""The tray counter: one frame in, exact counts (or an honest "unusable") out.
+
+Pipeline, prepared once per profile (``TrayCounter(profile)``) and run per frame:
+
+1. Markers -> camera pose -> the tray warped to a top-down view on the plane of the cube tops, so a
+   lying cube's top face is a 10 mm square wherever it lies (``vision.rectify``, ``vision.plate``).
+2. White balance on the grey plate, then every pixel classified against the profile
+   (``vision.colour``).
+3. Faces, not blobs: under the ring light a cube's top face is bright and even, its bevelled edges
+   and the gaps to its neighbours are thin dark seams. Removing seam pixels (a black-hat filter,
+   relative to the local brightness so it works for black cubes as for yellow) splits touching
+   cubes of one colour, against each other and against the walls, into one *core* per visible top
+   face. Dark side faces are thin slivers (a few millimetres at most from 300 mm) and are dropped by
+   their inscribed radius.
+4. Each core is measured in millimetres: its area in units of a cube's top face (a core that
+   merged two faces counts two), its inscribed radius (at least a quarter of a face is visible),
+   its squareness (a pawn's ball-shaped head is round, a cube's face square) and its shading (a
+   ball's surface turns away from the light, so it is darker than a flat top of its colour).
+5. Anything large that matches no colour - a coin, a finger - makes the frame unusable, as does
+   anything reaching over the walls from outside (a hand).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision import geometry as g
+from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, PixelClassifier, bgr_to_lab
+from vision.plate import HAND_RING_MASK, PLATE_VIEW, TRAY_VIEW, plate_level
+from vision.profile import ColourProfile
+from vision.reading import Detection, TrayReading, empty_courtiers, empty_cubes
+from vision.rectify import MarkerLocator, NoMarkers, PlatePose
+
+PPM = TRAY_VIEW.ppm
+FACE_AREA_MM2 = g.CUBE_EDGE_MM**2
+# A seam is a thin line darker than its surroundings by this fraction of their brightness.
+SEAM_DEPTH = 0.10
+SEAM_KERNEL_MM = 1.5
+SEAM_FLOOR = 3.0  # grey levels: below this a dip is noise even on a black top
+# A visible face must keep at least this inscribed radius once seams are removed: a quarter of a
+# 10 mm face is a 5 x 5 mm corner (radius 2.5 mm); side faces seen from above are < 3.5 mm wide.
+MIN_FACE_RADIUS_MM = 1.6
+MIN_FACE_AREA_MM2 = 0.2 * FACE_AREA_MM2
+# Something that matches no colour and is wider than any cube face (inscribed radius > 5 mm) is
+# foreign: a coin (20 mm), a fingertip (~16 mm).
+FOREIGN_RADIUS_MM = 5.5
+HAND_AREA_MM2 = 40.0
+
+
+@dataclass
+class _Core:
+    colour: str
+    area_mm2: float
+    radius_mm: float
+    squareness: float
+    roundness: float
+    lightness: float
+    contour: np.ndarray  # in tray-view pixels
+    centre: tuple[float, float]  # tray-view pixels
+
+
+def _disc(mm: float) -> np.ndarray:
+    k = max(3, int(round(mm * PPM)) | 1)
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+
+
+class TrayCounter:
+    """Counts cubes per colour and courtier pawns in frames of the tray station.
+
+    Build it once (markers detector, colour lookup table, kernels) and call ``count`` per frame.
+    """
+
+    def __init__(self, profile: ColourProfile) -> None:
+        self.profile = profile
+        self.locator = MarkerLocator()
+        self.classifier = PixelClassifier(profile)
+        self._seam_kernel = _disc(SEAM_KERNEL_MM)
+        self._k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        self._top_l = {c: m.mean[0] for c, m in profile.colours.items()}
+        self._pawn_l = {c: m.mean[0] for c, m in profile.courtiers.items()}
+        self.debug: dict[str, object] = {}
+
+    # -- frame level -------------------------------------------------------------------------------
+    def count(self, frame_bgr: np.ndarray) -> TrayReading:
+        frame = _check_frame(frame_bgr)
+        try:
+            pose = self.locator.locate(frame)
+        except NoMarkers as exc:
+            return TrayReading.unusable(str(exc))
+        plate = PLATE_VIEW.warp(frame, pose)
+        level = plate_level(plate)
+        tray = TRAY_VIEW.warp(frame, pose)
+        labels = self.classifier.classify(tray, level)
+
+        hand = self._hand_over_walls(plate, level)
+        if hand is not None:
+            return TrayReading.unusable(hand, marker_ids=pose.marker_ids)
+        foreign = self._foreign(labels, pose)
+        if foreign:
+            return TrayReading.unusable(
+                "something that is neither a cube nor a pawn is in the tray (a coin, a finger?): "
+                "remove it and count again",
+                detections=foreign,
+                marker_ids=pose.marker_ids,
+            )
+        gray = cv2.cvtColor(tray, cv2.COLOR_BGR2GRAY)
+        cores = self._cores(tray, gray, labels, level)
+        return self._decide(cores, pose)
+
+    def _hand_over_walls(self, plate: np.ndarray, level: np.ndarray) -> str | None:
+        """A hand or finger reaching in crosses the plate right around the tray: anything there that
+        is clearly not the grey plate (coloured, or much darker than even a shadow) is a hand."""
+        lab = bgr_to_lab(plate, level)
+        chroma = np.hypot(lab[..., 1], lab[..., 2])
+        bg = self.profile.background
+        chroma_limit = 6.0 * math.sqrt(max(bg.cov_array[1, 1], bg.cov_array[2, 2], 1.0))
+        odd = ((chroma > chroma_limit) & (HAND_RING_MASK > 0)).astype(np.uint8)
+        odd = cv2.morphologyEx(odd, cv2.MORPH_OPEN, self._k3)
+        area = float(odd.sum()) / (PLATE_VIEW.ppm**2)
+        self.debug["hand_area_mm2"] = area
+        if area >= HAND_AREA_MM2:
+            return f"a hand or finger is over the tray ({area:.0f} mm2 of it on the plate by the walls)"
+        return None
+
+    def _foreign(self, labels: np.ndarray, pose: PlatePose) -> list[Detection]:
+        unknown = (labels == UNKNOWN).astype(np.uint8)
+        unknown = cv2.morphologyEx(unknown, cv2.MORPH_OPEN, self._k3)
+        dist = cv2.distanceTransform(unknown, cv2.DIST_L2, 3)
+        self.debug["foreign_radius_mm"] = float(dist.max()) / PPM
+        if dist.max() < FOREIGN_RADIUS_MM * PPM:
+            return []
+        n, comp = cv2.connectedComponents(unknown)
+        out = []
+        for i in range(1, n):
+            blob = comp == i
+            r = float(dist[blob].max()) / PPM
+            if r < FOREIGN_RADIUS_MM:
+                continue
+            contour = _largest_contour(blob.astype(np.uint8))
+            out.append(self._detection("foreign", None, contour, pose, note=f"{r * 2:.0f} mm wide, no colour"))
+        return out
+
+    # -- faces -------------------------------------------------------------------------------------
+    def _cores(self, tray: np.ndarray, gray: np.ndarray, labels: np.ndarray, level: np.ndarray) -> list[_Core]:
+        # Smooth first: a black top's sensor noise is as deep as its seams are.
+        smooth = cv2.GaussianBlur(gray, (5, 5), 0)
+        closed = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, self._seam_kernel)
+        depth = cv2.subtract(closed, smooth)
+        seam = depth.astype(np.float32) > (SEAM_DEPTH * closed.astype(np.float32) + SEAM_FLOOR)
+        coloured = (labels != BACKGROUND) & (labels != UNKNOWN)
+        cores: list[_Core] = []
+        lab = None
+        for colour, code in COLOUR_CODES.items():
+            mask = ((labels == code) & ~seam).astype(np.uint8)
+            if not mask.any():
+                continue
+            mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, self._k3)
+            n, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=4)
+            if n <= 1:
+                continue
+            dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+            for i in range(1, n):
+                area_mm2 = stats[i, cv2.CC_STAT_AREA] / PPM**2
+                if area_mm2 < 0.1 * FACE_AREA_MM2:
+                    continue
+                x, y, w, h = stats[i, :4]
+                sub = comp[y:y + h, x:x + w] == i
+                r = float(dist[y:y + h, x:x + w][sub].max()) / PPM
+                if r < MIN_FACE_RADIUS_MM:
+                    continue
+                contour = _largest_contour(sub.astype(np.uint8)) + np.array([x, y])
+                rect_area = max(cv2.minAreaRect(contour.astype(np.float32))[1][0]
+                                * cv2.minAreaRect(contour.astype(np.float32))[1][1], 1.0)
+                (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
+                px_area = float(stats[i, cv2.CC_STAT_AREA])
+                if lab is None:
+                    lab = bgr_to_lab(tray, level)
+                light = float(np.median(lab[y:y + h, x:x + w, 0][sub]))
+                cores.append(
+                    _Core(colour, area_mm2, r, px_area / rect_area, px_area / (math.pi * rad * rad),
+                          light, contour, (float(cents[i][0]), float(cents[i][1])))
+                )
+        del coloured
+        return cores
+
+    def _decide(self, cores: list[_Core], pose: PlatePose) -> TrayReading:
+        cubes = empty_cubes()
+        courtiers = empty_courtiers()
+        detections: list[Detection] = []
+        doubts: list[str] = []
+        scores: list[float] = []
+        for core in cores:
+            units = core.area_mm2 / self._face_core_area()
+            if core.area_mm2 < MIN_FACE_AREA_MM2:
+                continue
+            kind = "cube"
+            if core.colour in self._pawn_l and self._looks_like_pawn(core):
+                kind = "courtier"
+            n = 1 if kind == "courtier" else max(1, int(round(units)))
+            frac = units - math.floor(units)
+            score = 1.0 - 2 * min(abs(frac - 0.5), 0.5) if units > 1.0 else 1.0
+            score = 1.0 - score * 0.5 if units > 1.0 else 1.0
+            scores.append(score)
+            if kind == "courtier":
+                courtiers[core.colour] += 1
+            else:
+                cubes[core.colour] += n
+            detections.append(self._detection(kind, core.colour, core.contour, pose, count=n, score=score,
+                                              note=f"{core.area_mm2:.0f} mm2 r{core.radius_mm:.1f} sq{core.squareness:.2f} rd{core.roundness:.2f} L{core.lightness:.0f}"))
+        confidence = float(min(scores)) if scores else 1.0
+        reason = "; ".join(doubts) if doubts else None
+        return TrayReading(True, reason, cubes, courtiers, confidence, detections, doubts, pose.marker_ids)
+
+    def _face_core_area(self) -> float:
+        # A full top face loses about half a seam kernel along each edge once seams are removed.
+        edge = g.CUBE_EDGE_MM - SEAM_KERNEL_MM * 0.5
+        return edge * edge
+
+    def _looks_like_pawn(self, core: _Core) -> bool:
+        top, pawn = self._top_l[core.colour], self._pawn_l[core.colour]
+        darker = abs(core.lightness - pawn) < abs(core.lightness - top)
+        return core.roundness > 0.6 and core.squareness < 0.85 and core.area_mm2 < 0.9 * FACE_AREA_MM2 and darker
+
+    def _detection(self, kind: str, colour: str | None, contour_view: np.ndarray, pose: PlatePose,
+                   count: int = 1, score: float = 1.0, note: str | None = None) -> Detection:
+        img = TRAY_VIEW.to_image(pose, contour_view.reshape(-1, 2).astype(np.float64))
+        c = contour_view.reshape(-1, 2).mean(axis=0)
+        centre = (TRAY_VIEW.x0 + (c[0] + 0.5) / PPM, TRAY_VIEW.y0 + (c[1] + 0.5) / PPM)
+        return Detection(kind, colour, img.astype(np.float32), centre, count, score, note)
+
+
+def _largest_contour(mask: np.ndarray) -> np.ndarray:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return np.zeros((1, 2), np.int32)
+    return max(contours, key=cv2.contourArea).reshape(-1, 2)
+
+
+def _check_frame(frame: np.ndarray) -> np.ndarray:
+    if not isinstance(frame, np.ndarray):
+        raise TypeError(f"a frame must be a numpy array, not {type(frame).__name__}")
+    if frame.dtype != np.uint8:
+        raise ValueError(f"a frame must be 8-bit (uint8), not {frame.dtype}")
+    if frame.ndim == 2:
+        return cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    if frame.ndim != 3 or frame.shape[2] not in (3, 4):
+        raise ValueError(f"a frame must be H x W x 3 (BGR), not {frame.shape}")
+    if frame.shape[2] == 4:
+        return cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    if frame.shape[0] < 240 or frame.shape[1] < 320:
+        raise ValueError(f"a frame of {frame.shape[1]}x{frame.shape[0]} is too small to read the tray")
+    return frame

@@ -1,0 +1,59 @@
+"""Reading frames from disk with corruption detection.
+
+OpenCV's ``imread`` silently decodes a truncated JPEG (the missing rows come out grey), which would
+let the counter read a half image as a tray with fewer cubes. So a JPEG must end with its EOI marker
+and a PNG with its IEND chunk before we decode it, and a decode failure is an error, never ``None``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.errors import UnreadableImage
+
+_JPEG_SOI = b"\xff\xd8"
+_JPEG_EOI = b"\xff\xd9"
+_PNG_SIG = b"\x89PNG\r\n\x1a\n"
+_PNG_IEND = b"IEND\xaeB`\x82"
+
+
+def _check_complete(data: bytes, path: Path) -> None:
+    """Refuse the truncated files that OpenCV would decode without complaint."""
+    if data.startswith(_JPEG_SOI):
+        # Trailing padding after EOI is allowed (some cameras add zeros); the EOI must be there.
+        tail = data[-4096:].rstrip(b"\x00")
+        if not tail.endswith(_JPEG_EOI):
+            raise UnreadableImage(f"{path}: truncated JPEG (no end-of-image marker)")
+    elif data.startswith(_PNG_SIG):
+        if _PNG_IEND not in data[-64:]:
+            raise UnreadableImage(f"{path}: truncated PNG (no IEND chunk)")
+
+
+def decode_image(data: bytes, name: str | Path = "<bytes>") -> np.ndarray:
+    """Decode encoded image bytes to a BGR uint8 array, refusing corrupt or truncated data."""
+    path = Path(name)
+    if not data:
+        raise UnreadableImage(f"{path}: empty file")
+    _check_complete(data, path)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if image is None or image.size == 0:
+        raise UnreadableImage(f"{path}: not a decodable image")
+    return image
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """Read an image file as a BGR uint8 array.
+
+    Raises ``UnreadableImage`` (a ``ValueError`` and an ``OSError``) naming the file and the problem
+    when it is missing, empty, corrupt or truncated.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UnreadableImage(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    return decode_image(data, path)

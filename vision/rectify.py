@@ -1,0 +1,170 @@
+"""From a camera frame to metric, top-down views of the tray, using the plate's ArUco markers.
+
+The markers give the homography of the plate plane. The pieces, though, are 3-D: a cube's top face
+is 10 mm above the plate and a stacked cube's 20 mm, so seen from about 300 mm they are magnified
+by a few per cent about the camera's nadir and shifted outwards. To place them correctly we recover
+the camera pose (``solvePnP``) from the marker corners, with a focal length that makes the camera
+sit at the spec's nominal height (the near-vertical view cannot pin the focal length down on its own,
+and an error of 10 % in height moves a cube top by well under a millimetre). From the pose we build
+the homography of any horizontal plane, and warp the frame at the height of the cube tops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision import geometry as g
+
+NOMINAL_CAMERA_HEIGHT_MM = sum(g.CAMERA_HEIGHT_MM) / 2
+
+
+class NoMarkers(Exception):
+    """Too few of the plate's markers were found to rectify the frame (the reason is the message)."""
+
+
+@dataclass(frozen=True)
+class PlatePose:
+    """Where the plate is in one frame: the camera matrix and pose relative to plate millimetres."""
+
+    camera_matrix: np.ndarray  # 3x3
+    rvec: np.ndarray
+    tvec: np.ndarray
+    marker_ids: tuple[int, ...]
+    reprojection_px: float  # RMS error of the marker corners under the fitted pose
+    px_per_mm: float  # image scale at the plate's centre
+
+    @property
+    def rotation(self) -> np.ndarray:
+        return cv2.Rodrigues(self.rvec)[0]
+
+    def camera_position_mm(self) -> np.ndarray:
+        """The camera centre in plate coordinates (z negative: above the plate)."""
+        r = self.rotation
+        return (-r.T @ self.tvec.reshape(3)).astype(np.float64)
+
+    def plane_homography(self, height_mm: float) -> np.ndarray:
+        """Homography from plate millimetres (x, y) on the horizontal plane ``height_mm`` above the
+        plate to image pixels."""
+        r = self.rotation
+        # Plate z points into the plate (x right, y down), so "above" is negative z.
+        col3 = self.tvec.reshape(3) - height_mm * r[:, 2]
+        m = np.column_stack([r[:, 0], r[:, 1], col3])
+        h = self.camera_matrix @ m
+        return h / h[2, 2]
+
+    def project(self, points_mm: np.ndarray) -> np.ndarray:
+        """Project 3-D plate points (x, y, height above plate) to image pixels."""
+        pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 3).copy()
+        pts[:, 2] = -pts[:, 2]
+        img, _ = cv2.projectPoints(pts, self.rvec, self.tvec, self.camera_matrix, None)
+        return img.reshape(-1, 2)
+
+
+class MarkerLocator:
+    """Finds the plate's markers (ids 0-3 only) and fits the camera pose; build it once."""
+
+    def __init__(self) -> None:
+        dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, g.MARKER_DICT))
+        params = cv2.aruco.DetectorParameters()
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        self._detector = cv2.aruco.ArucoDetector(dictionary, params)
+
+    def detect(self, gray: np.ndarray) -> dict[int, np.ndarray]:
+        """Marker id -> 4x2 corner array, for the plate's ids only; other ids (a cube face can look
+        like one) and duplicates of an id are ignored (a duplicate keeps the larger marker)."""
+        corners, ids, _ = self._detector.detectMarkers(gray)
+        found: dict[int, np.ndarray] = {}
+        if ids is None:
+            return found
+        for c, i in zip(corners, ids.ravel(), strict=True):
+            mid = int(i)
+            if mid not in g.MARKER_IDS:
+                continue
+            quad = c.reshape(4, 2).astype(np.float64)
+            if mid in found and cv2.contourArea(found[mid].astype(np.float32)) >= cv2.contourArea(
+                quad.astype(np.float32)
+            ):
+                continue
+            found[mid] = quad
+        return found
+
+    def locate(self, frame_bgr: np.ndarray) -> PlatePose:
+        """Fit the plate pose, or raise ``NoMarkers`` with a reason a person can act on."""
+        gray = frame_bgr if frame_bgr.ndim == 2 else cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+        found = self.detect(gray)
+        if not found:
+            raise NoMarkers("no plate markers found (ids 0-3): is the plate in view and lit?")
+        if len(found) < 3:
+            raise NoMarkers(
+                f"only {len(found)} of the 4 plate markers found (ids {sorted(found)}); at least 3 are "
+                "needed: is an arm or the tray covering them?"
+            )
+        return fit_pose(found, gray.shape[1], gray.shape[0])
+
+
+def fit_pose(found: dict[int, np.ndarray], width: int, height: int) -> PlatePose:
+    """Camera pose from detected marker corners (at least three markers)."""
+    ids = sorted(found)
+    obj = np.array([c for i in ids for c in g.marker_corners_mm(i)], dtype=np.float64)
+    img = np.concatenate([found[i] for i in ids]).astype(np.float64)
+    hom, _ = cv2.findHomography(obj, img, 0)
+    if hom is None:
+        raise NoMarkers("the plate markers are in an impossible arrangement")
+    # Scale at the plate centre: the Jacobian of the homography there.
+    cx, cy = g.PLATE_W_MM / 2, g.PLATE_H_MM / 2
+    p = hom @ np.array([cx, cy, 1.0])
+    w = p[2]
+    jac = (hom[:2, :2] * w - np.outer(p[:2], hom[2, :2])) / (w * w)
+    px_per_mm = float(np.sqrt(abs(np.linalg.det(jac))))
+    f = px_per_mm * NOMINAL_CAMERA_HEIGHT_MM
+    k = np.array([[f, 0, width / 2.0], [0, f, height / 2.0], [0, 0, 1]], dtype=np.float64)
+    obj3 = np.column_stack([obj, np.zeros(len(obj))])
+    ok, rvec, tvec = cv2.solvePnP(obj3, img, k, None, flags=cv2.SOLVEPNP_ITERATIVE)
+    if not ok:
+        raise NoMarkers("could not fit the camera pose to the plate markers")
+    proj, _ = cv2.projectPoints(obj3, rvec, tvec, k, None)
+    rms = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img) ** 2, axis=1))))
+    return PlatePose(k, rvec.reshape(3), tvec.reshape(3), tuple(ids), rms, px_per_mm)
+
+
+@dataclass(frozen=True)
+class View:
+    """A rectified, top-down view of a plate rectangle at a given height, ``ppm`` pixels per mm.
+
+    Pixel (u, v) of the view is plate point (x0 + (u + 0.5) / ppm, y0 + (v + 0.5) / ppm).
+    """
+
+    x0: float
+    y0: float
+    width_mm: float
+    height_mm: float
+    ppm: float
+    plane_mm: float
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return int(round(self.width_mm * self.ppm)), int(round(self.height_mm * self.ppm))
+
+    def view_to_plate(self) -> np.ndarray:
+        s = 1.0 / self.ppm
+        return np.array([[s, 0, self.x0 + 0.5 * s], [0, s, self.y0 + 0.5 * s], [0, 0, 1]])
+
+    def view_to_image(self, pose: PlatePose) -> np.ndarray:
+        return pose.plane_homography(self.plane_mm) @ self.view_to_plate()
+
+    def warp(self, frame: np.ndarray, pose: PlatePose, interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
+        return cv2.warpPerspective(
+            frame,
+            self.view_to_image(pose),
+            self.size,
+            flags=interpolation | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+
+    def to_image(self, pose: PlatePose, pts_view: np.ndarray) -> np.ndarray:
+        """View pixel coordinates (N x 2) to image pixel coordinates."""
+        pts = np.asarray(pts_view, dtype=np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.view_to_image(pose)).reshape(-1, 2)
