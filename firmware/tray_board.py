@@ -161,10 +161,10 @@ class Board:
         info = tp.pack_result(tp.HELLO, tp.PROTOCOL_VERSION, self.boot_id) + self.name.encode()
         if version != tp.PROTOCOL_VERSION:
             return tp.VERSION, info
-        if closed_cdeg > tp.MAX_ANGLE_CDEG:
+        if closed_cdeg > tp.MAX_ANGLE_CDEG and closed_cdeg != tp.NO_SERVO:
             return tp.BAD_VALUE, b""
         self.silence_ms = min(max(silence_ms, tp.MIN_SILENCE_MS), tp.MAX_SILENCE_MS)
-        self.closed_cdeg = closed_cdeg
+        self.closed_cdeg = None if closed_cdeg == tp.NO_SERVO else closed_cdeg
         self.session = True
         return tp.OK, info
 

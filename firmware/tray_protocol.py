@@ -84,6 +84,7 @@ FLAG_SAFE = 0x10
 
 # Board-side limits (docs/protocol.md, "Safe defaults and limits on the board").
 MAX_ANGLE_CDEG = 18000
+NO_SERVO = 0xFFFF  # HELLO's closed angle when no funnel servo hangs on the board
 MAX_SERVO_HOLD_MS = 10000
 MAX_VIBRATE_MS = 5000
 MAX_DWELL_MS = 10000

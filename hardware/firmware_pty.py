@@ -26,6 +26,7 @@ command sees a new boot id and raises ``BoardResetError``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -173,10 +174,8 @@ class FirmwarePty:
         self._kill()
         for fd in (self._master, self._slave):
             if fd is not None:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(fd)
-                except OSError:
-                    pass
         self._master = self._slave = None
         if self._tmpdir is not None:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
