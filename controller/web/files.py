@@ -46,4 +46,6 @@ def resolve_data_file(data_dir: Path, relative: str) -> tuple[Path, str]:
         raise NotServable("the path must stay inside the data directory")
     if not real.is_file():
         raise NotServable("no such image")
+    if IMAGE_TYPES.get(real.suffix.lower()) != media_type:  # a link named .png to the records
+        raise NotServable("only images are served")
     return real, media_type
