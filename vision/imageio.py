@@ -27,9 +27,8 @@ def _check_complete(data: bytes, path: Path) -> None:
         tail = data[-4096:].rstrip(b"\x00")
         if not tail.endswith(_JPEG_EOI):
             raise UnreadableImage(f"{path}: truncated JPEG (no end-of-image marker)")
-    elif data.startswith(_PNG_SIG):
-        if _PNG_IEND not in data[-64:]:
-            raise UnreadableImage(f"{path}: truncated PNG (no IEND chunk)")
+    elif data.startswith(_PNG_SIG) and _PNG_IEND not in data[-64:]:
+        raise UnreadableImage(f"{path}: truncated PNG (no IEND chunk)")
 
 
 def decode_image(data: bytes, name: str | Path = "<bytes>") -> np.ndarray:

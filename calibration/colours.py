@@ -1,0 +1,65 @@
+"""`tower calibrate colours` and `check` without the command line: read shots, learn, report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from calibration.learn import CalibrationError, LearnReport, learn_profile
+from vision.errors import UnreadableImage
+from vision.imageio import read_image
+from vision.profile import ColourProfile
+
+
+def parse_pairs(items: list[str], what: str) -> dict[str, list[str]]:
+    """``["red=a.jpg", "red=b.jpg"]`` -> ``{"red": ["a.jpg", "b.jpg"]}``; errors name the bad item."""
+    out: dict[str, list[str]] = {}
+    for item in items:
+        colour, sep, path = item.partition("=")
+        if not sep or not colour or not path:
+            raise CalibrationError(f"{what} {item!r} must look like COLOUR=IMAGE")
+        out.setdefault(colour.strip().lower(), []).append(path)
+    return out
+
+
+def _read(path: str) -> np.ndarray:
+    try:
+        return read_image(path)
+    except UnreadableImage as exc:
+        raise CalibrationError(str(exc)) from exc
+
+
+def learn_from_files(
+    empty: str, samples: dict[str, list[str]], courtiers: dict[str, list[str]]
+) -> tuple[ColourProfile, LearnReport]:
+    return learn_profile(
+        _read(empty),
+        {c: [_read(p) for p in ps] for c, ps in samples.items()},
+        {c: [_read(p) for p in ps] for c, ps in courtiers.items()},
+    )
+
+
+def format_report(report: LearnReport) -> list[str]:
+    lines = [f"{'colour':<16}{'pixels':>8}{'spread':>8}  nearest (separation, in standard deviations)"]
+    for r in report.colours:
+        lines.append(f"{r.colour:<16}{r.pixels:>8}{r.spread:>8.2f}  {r.nearest} ({r.separation:.1f})")
+    for r in report.courtiers:
+        lines.append(f"{'courtier ' + r.colour:<16}{r.pixels:>8}{r.spread:>8.2f}  {r.nearest} ({r.separation:.1f})")
+    lines += [f"warning: {w}" for w in report.warnings]
+    return lines
+
+
+def check_image(profile: ColourProfile, image: str, out: Path) -> dict:
+    """Count one shot with the profile and write the annotated picture; returns the JSON line."""
+    import cv2
+
+    from vision.annotate import annotate
+    from vision.counter import TrayCounter
+
+    frame = _read(image)
+    reading = TrayCounter(profile).count(frame)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(out), annotate(frame, reading)):
+        raise CalibrationError(f"could not write {out}")
+    return reading.to_json(image)

@@ -1,0 +1,92 @@
+"""`tower calibrate markers | colours | check`: set the station's camera up.
+
+- ``markers`` writes the printable marker sheet for the base plate (PNG at a stated DPI, and PDF).
+- ``colours`` learns the colour profile from calibration shots and prints what it learned.
+- ``check`` counts one shot with a profile and writes the annotated picture.
+
+The work is in :mod:`calibration`; this module parses, calls and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("calibrate", help="marker sheet, colour profile, and a check shot",
+                                   description="Set the station's camera up.")
+    sub = parser.add_subparsers(dest="calibrate_command", metavar="<step>")
+
+    markers = sub.add_parser("markers", help="write the printable marker sheet (PNG and PDF)",
+                             description="Write the base plate's marker sheet at true scale.")
+    markers.add_argument("--out", required=True, type=Path, help="output file (PNG; a PDF is written beside it)")
+    markers.add_argument("--dpi", type=int, default=300, help="PNG resolution (default 300)")
+    markers.set_defaults(handler=_markers)
+
+    colours = sub.add_parser(
+        "colours",
+        help="learn the colour profile from calibration shots",
+        description="Learn the colour profile: an empty tray, then shots of separate cubes of each "
+        "colour (several per colour allowed), optionally standing courtier pawns.",
+    )
+    colours.add_argument("--empty", required=True, help="shot of the empty tray")
+    colours.add_argument("--sample", action="append", default=[], metavar="COLOUR=IMG",
+                         help="shot of separate cubes of one colour (repeatable)")
+    colours.add_argument("--courtier", action="append", default=[], metavar="COLOUR=IMG",
+                         help="shot of standing courtier pawns of one player colour (repeatable)")
+    colours.add_argument("--out", required=True, type=Path, help="profile JSON to write")
+    colours.set_defaults(handler=_colours)
+
+    check = sub.add_parser("check", help="count one shot with a profile and write the annotated picture",
+                           description="Count one shot and draw what was found.")
+    check.add_argument("--profile", required=True, type=Path, help="colour profile JSON")
+    check.add_argument("image", metavar="IMG")
+    check.add_argument("--out", required=True, type=Path, help="annotated PNG to write")
+    check.set_defaults(handler=_check)
+
+
+def _markers(args: argparse.Namespace) -> int:
+    from calibration.markers import write_marker_sheet
+
+    for path in write_marker_sheet(args.out, dpi=args.dpi):
+        print(path)
+    return 0
+
+
+def _colours(args: argparse.Namespace) -> int:
+    from calibration.colours import format_report, learn_from_files, parse_pairs
+    from calibration.learn import CalibrationError
+    from vision.profile import save_profile
+
+    try:
+        profile, report = learn_from_files(
+            args.empty, parse_pairs(args.sample, "--sample"), parse_pairs(args.courtier, "--courtier")
+        )
+        save_profile(profile, args.out)
+    except (CalibrationError, OSError) as exc:
+        print(f"tower calibrate colours: {exc}", file=sys.stderr)
+        return 2
+    for line in format_report(report):
+        print(line)
+    print(f"profile written to {args.out}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from calibration.colours import check_image
+    from calibration.learn import CalibrationError
+    from vision.errors import ProfileError
+    from vision.profile import load_profile
+
+    try:
+        result = check_image(load_profile(args.profile), args.image, args.out)
+    except (CalibrationError, ProfileError) as exc:
+        print(f"tower calibrate check: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result))
+    print(f"annotated picture written to {args.out}")
+    return 0 if result["usable"] else 1

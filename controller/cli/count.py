@@ -1,0 +1,49 @@
+"""`tower count`: read tray photos with a colour profile, one JSON line per image.
+
+The work is in :mod:`vision.batch` and :mod:`vision.counter`; this module parses, calls and prints.
+Exit 0 when every image could be read, 1 when any could not (those still get a line, usable
+false with the reason), 2 for a bad profile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "count",
+        help="count the cubes and courtiers in tray photos",
+        description="Count cubes per colour and courtier pawns in one or more photos of the tray, "
+        "using a colour profile from `tower calibrate colours`. Prints one JSON object per image "
+        "per line. Exit 1 if any image was unreadable, 2 if the profile is bad.",
+    )
+    parser.add_argument("images", nargs="+", metavar="IMG", help="photos of the tray (JPEG or PNG)")
+    parser.add_argument("--profile", required=True, type=Path, help="colour profile JSON")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line (the default output)")
+    parser.add_argument("--annotate", type=Path, metavar="DIR", help="also write annotated images here")
+    parser.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from vision.batch import count_files
+    from vision.counter import TrayCounter
+    from vision.errors import ProfileError
+    from vision.profile import load_profile
+
+    try:
+        profile = load_profile(args.profile)
+    except ProfileError as exc:
+        print(f"tower count: {exc}", file=sys.stderr)
+        return 2
+    counter = TrayCounter(profile)
+    any_unreadable = False
+    for result in count_files(counter, args.images, args.annotate):
+        any_unreadable |= result.unreadable
+        sys.stdout.write(json.dumps(result.to_json()) + "\n")
+        sys.stdout.flush()
+    return 1 if any_unreadable else 0

@@ -1,0 +1,59 @@
+"""Drawing a reading on its frame, for people and for debugging."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.reading import TrayReading
+
+# Drawing colours (BGR) per piece colour; outlines get a contrasting rim so they show on any cube.
+_INK = {
+    "red": (40, 40, 230),
+    "blue": (230, 90, 30),
+    "yellow": (30, 220, 240),
+    "purple": (170, 50, 150),
+    "black": (60, 60, 60),
+    "green": (40, 170, 40),
+    None: (255, 0, 255),
+}
+
+
+def annotate(frame_bgr: np.ndarray, reading: TrayReading) -> np.ndarray:
+    """A copy of the frame with every detection outlined and labelled, and the verdict on top.
+
+    Cubes get their colour's outline and the count they stand for when it is more than one;
+    courtiers a circle and a "C"; foreign objects a magenta outline and "?". The header line gives
+    the counts, or the reason the frame is unusable.
+    """
+    out = frame_bgr.copy() if frame_bgr.ndim == 3 else cv2.cvtColor(frame_bgr, cv2.COLOR_GRAY2BGR)
+    scale = max(out.shape[1] / 1280.0, 0.6)
+    thick = max(1, int(round(2 * scale)))
+    for det in reading.detections:
+        pts = np.round(det.outline).astype(np.int32).reshape(-1, 1, 2)
+        if len(pts) < 2:
+            continue
+        ink = _INK.get(det.colour, _INK[None]) if det.kind != "foreign" else _INK[None]
+        cv2.polylines(out, [pts], True, (255, 255, 255), thick + 2, cv2.LINE_AA)
+        cv2.polylines(out, [pts], True, ink, thick, cv2.LINE_AA)
+        cx, cy = pts.reshape(-1, 2).mean(axis=0).astype(int)
+        label = {"cube": str(det.count) if det.count > 1 else "", "courtier": "C", "foreign": "?"}[det.kind]
+        if det.kind == "courtier":
+            (ex, ey), r = cv2.minEnclosingCircle(pts)
+            cv2.circle(out, (int(ex), int(ey)), int(r) + 3, (255, 255, 255), thick, cv2.LINE_AA)
+        if label:
+            cv2.putText(out, label, (int(cx) - 6, int(cy) + 6), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
+                        (255, 255, 255), thick + 2, cv2.LINE_AA)
+            cv2.putText(out, label, (int(cx) - 6, int(cy) + 6), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
+                        (0, 0, 0), thick, cv2.LINE_AA)
+    if reading.usable:
+        parts = [f"{c} {n}" for c, n in reading.cubes.items() if n]
+        parts += [f"courtier {c} {n}" for c, n in reading.courtiers.items() if n]
+        header = f"conf {reading.confidence:.2f}: " + (", ".join(parts) or "empty tray")
+    else:
+        header = f"UNUSABLE: {reading.reason}"
+    y = int(28 * scale)
+    cv2.putText(out, header, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (0, 0, 0), thick + 3, cv2.LINE_AA)
+    cv2.putText(out, header, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale,
+                (255, 255, 255) if reading.usable else (80, 80, 255), thick, cv2.LINE_AA)
+    return out
