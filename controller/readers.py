@@ -53,11 +53,19 @@ class CameraReader:
     def __init__(self, camera: Any, counter: Any, images_dir: Path, *, settle_frames: int = 3,
                  settle_timeout_s: float = 8.0, frame_interval_s: float = 0.0) -> None:
         self.camera = camera
-        self.counter = counter
+        self._counter = counter
         self.images_dir = Path(images_dir)
         self.settle_frames = settle_frames
         self.settle_timeout_s = settle_timeout_s
         self.frame_interval_s = frame_interval_s
+
+    @property
+    def counter(self) -> Any:
+        """The vision counter, built on first use (``counter`` may be a factory): commands that never
+        read the tray (``tower status``, ``tower session new``) do not pay for preparing it."""
+        if callable(self._counter) and not hasattr(self._counter, "count"):
+            self._counter = self._counter()
+        return self._counter
 
     def _settled_frame(self) -> tuple[Any, bool]:
         """Frames until the tray has been still for ``settle_frames`` frames (or the timeout)."""
@@ -77,6 +85,7 @@ class CameraReader:
 
     def read(self, tag: str, *, wait_settle: bool = True) -> Observation:
         import cv2
+
         from vision.annotate import annotate
 
         if wait_settle:

@@ -55,6 +55,30 @@ def _counter_for(cfg: Any) -> Any:
     return TrayCounter(profile)
 
 
+def _build_cycle(cfg: Any, store: RecordStore, station: Any, reader: str) -> DropCycle:
+    sim = getattr(station, "sim", None)
+    if reader == "direct":
+        if sim is None:
+            raise ValueError("the direct tray reading needs a simulated station")
+        from controller.readers import DirectReader
+
+        tray_reader: Any = DirectReader(sim)
+    else:
+        from controller.readers import CameraReader
+
+        tray_reader = CameraReader(station.camera, lambda: _counter_for(cfg), cfg.data_dir / "images",
+                                   settle_frames=cfg.station.settle_frames,
+                                   settle_timeout_s=cfg.station.settle_timeout_s)
+    hands = None
+    if sim is not None:
+        from controller.hands import SimHands
+
+        hands = SimHands(sim)
+    cycle = DropCycle(store, funnel=station.funnel, reader=tray_reader, board=getattr(station, "board", None),
+                      sim=sim, hands=hands)
+    return cycle
+
+
 class Table:
     """The facade (docs/architecture.md, "Controller")."""
 
@@ -92,26 +116,13 @@ class Table:
         except BaseException:
             os.close(lock_fd)
             raise
-        sim = getattr(station, "sim", None)
-        if reader == "direct":
-            if sim is None:
-                raise ValueError("the direct tray reading needs a simulated station")
-            from controller.readers import DirectReader
-
-            tray_reader: Any = DirectReader(sim)
-        else:
-            from controller.readers import CameraReader
-
-            tray_reader = CameraReader(station.camera, _counter_for(cfg), cfg.data_dir / "images",
-                                       settle_frames=cfg.station.settle_frames,
-                                       settle_timeout_s=cfg.station.settle_timeout_s)
-        hands = None
-        if sim is not None:
-            from controller.hands import SimHands
-
-            hands = SimHands(sim)
-        cycle = DropCycle(store, funnel=station.funnel, reader=tray_reader, board=getattr(station, "board", None),
-                          sim=sim, hands=hands)
+        try:
+            cycle = _build_cycle(cfg, store, station, reader)
+        except BaseException:
+            store.close()
+            station.close()
+            os.close(lock_fd)
+            raise
         table = cls(store, cycle, station=station, config=cfg, lock_fd=lock_fd)
         if resume:
             table.resumed = table.resume()
@@ -274,3 +285,12 @@ def open_records(data_dir: str | Path) -> RecordStore:
     if not (path / "records.sqlite3").exists():
         raise RecordsError(f"there are no records in {path}")
     return RecordStore.open(path)
+
+
+def records_dir(config_path: str | Path | None, data_dir: str | Path | None) -> Path:
+    """The data directory a command means: ``--data-dir``, else the config's ``[station] data_dir``."""
+    if data_dir is not None:
+        return Path(data_dir)
+    from hardware.config import load_config
+
+    return load_config(config_path).data_dir

@@ -234,7 +234,7 @@ def test_a_correction_after_resolution_re_resolves_and_keeps_the_account(tmp_pat
 
 def test_the_tray_is_checked_before_a_battle(tmp_path: Path) -> None:
     world = World(tmp_path)
-    cyc = _started(world)
+    _started(world)
     world.sim.load_funnel({"purple": 6})
     world.sim.release()  # a stray release by hand puts unknown cubes into the tray
     no_hands = world.cycle(hands=False)

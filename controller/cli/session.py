@@ -1,0 +1,283 @@
+"""The game session at the table: `tower session`, `fill`, `battle`, `court`, `correct`, `status`, `log`.
+
+Each command opens the station's ``Table`` (which resumes a drop left in flight), does one thing and
+prints it. On a simulated station the players' hands are simulated; on real hardware the command
+tells the players what to do and waits for the host's Enter before the funnel opens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+EXIT_REFUSED = 2
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE", help="station config (default: the simulated station)")
+    parser.add_argument("--data-dir", metavar="DIR", help="records directory (default: the config's data_dir)")
+
+
+def _players(text: str) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def _counts(items: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in items:
+        colour, _, n = item.partition("=")
+        if not n.isdigit():
+            raise argparse.ArgumentTypeError(f"expected COLOUR=N, got {item!r}")
+        out[colour.strip()] = int(n)
+    return out
+
+
+def register(subparsers: Any) -> None:
+    session = subparsers.add_parser("session", help="start a game session, set the round, record deployments",
+                                    description="The game session that the station keeps for battles.")
+    sub = session.add_subparsers(dest="session_command", metavar="<action>")
+    new = sub.add_parser("new", help="start a new game session")
+    new.add_argument("--players", required=True, type=_players, help="player colours, e.g. red,blue,yellow")
+    new.add_argument("--emperors-court", action="store_true", help="the Emperor's Court expansion is in play")
+    _common(new)
+    new.set_defaults(handler=_session_new)
+    rnd = sub.add_parser("round", help="this round's event card, bonus tiles and immune players")
+    rnd.add_argument("--event", default=None, help="event id, e.g. churches_safe")
+    rnd.add_argument("--attack-bonus", default=None, metavar="PLAYER", help="owner of the +1 attack tile")
+    rnd.add_argument("--defence-bonus", default=None, metavar="PLAYER", help="owner of the +1 defence tile")
+    rnd.add_argument("--immune", default="", type=_players, help="players who cannot be attacked this round")
+    _common(rnd)
+    rnd.set_defaults(handler=_session_round)
+    dep = sub.add_parser("deploy", help="armies placed on the map from a supply (negative: taken back)")
+    dep.add_argument("--player", required=True)
+    dep.add_argument("--armies", required=True, type=int)
+    _common(dep)
+    dep.set_defaults(handler=_session_deploy)
+
+    fill = subparsers.add_parser("fill", help="the initial fill of the tower (7 cubes per player, 10 peasants)")
+    fill.add_argument("--yes", action="store_true", help="do not wait for Enter before releasing")
+    _common(fill)
+    fill.set_defaults(handler=lambda a: _drop(a, {"battle": "initial_fill"}))
+
+    battle = subparsers.add_parser("battle", help="drop and resolve a battle on the station")
+    bsub = battle.add_subparsers(dest="battle_command", metavar="<kind>")
+    attack = bsub.add_parser("attack", help="an attack on a player's or a neutral county")
+    attack.add_argument("--attacker", required=True)
+    attack.add_argument("--armies", required=True, type=int, help="armies moved into the county")
+    attack.add_argument("--origin-armies", type=int, default=None, help="armies in the origin before the move")
+    attack.add_argument("--defender", default=None, help="the county's owner (omit for a neutral county)")
+    attack.add_argument("--defending", type=int, default=0, help="armies in the county")
+    for p in (attack,):
+        _battle_common(p)
+    attack.set_defaults(handler=_attack)
+    revolt = bsub.add_parser("revolt", help="collecting grain or taxes in a county with revolt markers")
+    revolt.add_argument("--player", required=True, help="the county's owner")
+    revolt.add_argument("--armies", required=True, type=int, help="armies in the county")
+    _battle_common(revolt)
+    revolt.set_defaults(handler=lambda a: _drop(a, _county_battle(a, "revolt")))
+    winter = bsub.add_parser("winter-revolt", help="an undersupplied county revolts in winter")
+    winter.add_argument("--player", required=True, help="the county's owner")
+    winter.add_argument("--armies", required=True, type=int, help="armies in the county")
+    winter.add_argument("--unsupplied", required=True, type=int, help="the player's unsupplied counties")
+    _battle_common(winter)
+    winter.set_defaults(handler=lambda a: _drop(a, {**_county_battle(a, "winter_revolt"),
+                                                   "unsupplied_counties": a.unsupplied}))
+
+    court = subparsers.add_parser("court", help="the Emperor's Court: dice-tower card conversions")
+    csub = court.add_subparsers(dest="court_command", metavar="<action>")
+    convert = csub.add_parser("convert", help="convert own armies lying in the tray into courtiers")
+    convert.add_argument("--player", required=True)
+    convert.add_argument("--cubes", required=True, type=int, choices=(1, 2, 3))
+    _common(convert)
+    convert.set_defaults(handler=_court_convert)
+
+    correct = subparsers.add_parser("correct", help="correct (or confirm) the reading of the drop in flight")
+    correct.add_argument("drop_id", type=int)
+    correct.add_argument("counts", nargs="*", metavar="COLOUR=N", help="the true tray; none: confirm as read")
+    correct.add_argument("--who", required=True, help="who corrects")
+    correct.add_argument("--note", default="")
+    _common(correct)
+    correct.set_defaults(handler=_correct)
+
+    status = subparsers.add_parser("status", help="tray, tower ledger, supplies, courtiers, the drop in flight")
+    status.add_argument("--json", action="store_true")
+    _common(status)
+    status.set_defaults(handler=_status)
+
+    log = subparsers.add_parser("log", help="the records; `tower log verify` checks their hash chain")
+    log.add_argument("action", nargs="?", choices=("verify",), help="verify the hash chain")
+    log.add_argument("--json", action="store_true", help="one JSON record per line")
+    _common(log)
+    log.set_defaults(handler=_log)
+
+
+def _battle_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--revolt-markers", type=int, default=0)
+    parser.add_argument("--buildings", type=_players, default=[], help="palace,church,trading_post")
+    parser.add_argument("--yes", action="store_true", help="do not wait for Enter before releasing")
+    _common(parser)
+
+
+def _county_battle(args: argparse.Namespace, kind: str) -> dict[str, Any]:
+    return {"battle": kind, "defender": args.player, "defending_armies": args.armies,
+            "revolt_markers": args.revolt_markers, "buildings": args.buildings}
+
+
+def _attack(args: argparse.Namespace) -> int:
+    battle: dict[str, Any] = {"battle": "attack", "attacker": args.attacker, "attacking_armies": args.armies,
+                              "defender": args.defender, "defending_armies": args.defending,
+                              "revolt_markers": args.revolt_markers, "buildings": args.buildings}
+    if args.origin_armies is not None:
+        battle["origin_armies"] = args.origin_armies
+    return _drop(args, battle)
+
+
+def _open(args: argparse.Namespace) -> Any:
+    from controller.table import Table
+
+    return Table.open(config_path=args.config, data_dir=args.data_dir)
+
+
+def _refused(err: Exception) -> int:
+    message = getattr(err, "message", None) or str(err)
+    print(f"tower: {message}", file=sys.stderr)
+    return EXIT_REFUSED
+
+
+def _guarded(fn: Any) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return int(fn(args) or 0)
+        except (ValueError, RuntimeError, OSError) as err:  # the table's errors name the problem
+            return _refused(err)
+    return run
+
+
+@_guarded
+def _session_new(args: argparse.Namespace) -> int:
+    from controller.cli._render import console, status_table
+
+    with _open(args) as table:
+        status = table.new_session(args.players, args.emperors_court)
+        console().print(f"Session {status['session']['session_id']} started: {', '.join(args.players)}"
+                        + (" with the Emperor's Court" if args.emperors_court else ""))
+        console().print(status_table(status))
+    return 0
+
+
+@_guarded
+def _session_round(args: argparse.Namespace) -> int:
+    with _open(args) as table:
+        rnd = table.set_round(args.event, {"attack_plus_one": args.attack_bonus,
+                                           "defence_plus_one": args.defence_bonus}, args.immune)
+        print(json.dumps(rnd))
+    return 0
+
+
+@_guarded
+def _session_deploy(args: argparse.Namespace) -> int:
+    from controller.cli._render import console, status_table
+
+    with _open(args) as table:
+        console().print(status_table(table.deploy(args.player, args.armies)))
+    return 0
+
+
+@_guarded
+def _drop(args: argparse.Namespace, battle: dict[str, Any]) -> int:
+    from controller.cli._render import console, plan_panel, result_panel
+
+    out = console()
+    with _open(args) as table:
+        if table.resumed:
+            out.print("[yellow]A drop was in flight when the station stopped; it was finished without a second release:[/]")
+            out.print(result_panel(table.resumed))
+        planned = table.plan(battle)
+        out.print(plan_panel(planned))
+        simulated = table.cycle.sim is not None
+        if not simulated and not args.yes:
+            try:
+                input("Put these cubes into the funnel, then press Enter to release (Ctrl-C to cancel) ")
+            except (KeyboardInterrupt, EOFError):
+                table.cancel(planned["drop_id"])
+                out.print("cancelled: put the cubes back where they came from")
+                return 1
+        view = table.release(planned["drop_id"])
+        out.print(result_panel(view))
+        if view["needs_confirmation"]:
+            return 3
+        if not simulated and not args.yes:
+            input("Clear the tray as listed, then press Enter ")
+        check = table.clean()
+        if not check["closed"]:
+            out.print(f"[yellow]The tray still differs: expected {check['expected']}, seen {check['seen']}[/]")
+    return 0
+
+
+@_guarded
+def _court_convert(args: argparse.Namespace) -> int:
+    with _open(args) as table:
+        result = table.court_convert(args.player, args.cubes)
+        print(result["message"])
+        return 0 if result["performed"] else 1
+
+
+@_guarded
+def _correct(args: argparse.Namespace) -> int:
+    from controller.cli._render import console, result_panel
+
+    with _open(args) as table:
+        if args.counts:
+            view = table.correct(args.drop_id, _counts(args.counts), args.who, args.note)
+        else:
+            view = table.confirm(args.drop_id, args.who)
+        console().print(result_panel(view))
+    return 0
+
+
+@_guarded
+def _status(args: argparse.Namespace) -> int:
+    from controller.cli._render import console, result_panel, status_table
+
+    with _open(args) as table:
+        status = table.status()
+    if args.json:
+        print(json.dumps(status, indent=1))
+        return 0
+    out = console()
+    out.print(status_table(status))
+    if status.get("session"):
+        out.print(f"round: {status['round']}")
+    if status.get("drop"):
+        out.print(result_panel(status["drop"]))
+    return 0
+
+
+@_guarded
+def _log(args: argparse.Namespace) -> int:
+    from controller.table import open_records, records_dir
+
+    store = open_records(records_dir(args.config, args.data_dir))
+    try:
+        if args.action == "verify":
+            result = store.verify()
+            if args.json:
+                print(json.dumps(result.as_dict()))
+            elif result.ok:
+                print(f"ok: {result.records} records, the hash chain and every photo are intact")
+            else:
+                print(f"FAILED: {result.problem}")
+            return 0 if result.ok else 1
+        records = [r.as_dict() for r in store.records()]
+    finally:
+        store.close()
+    if args.json:
+        for rec in records:
+            print(json.dumps(rec, sort_keys=True))
+        return 0
+    from controller.cli._render import console, log_table
+
+    console().print(log_table(records))
+    return 0
