@@ -151,7 +151,9 @@ class StationConfig:
                 changes[name] = _build(type(current), raw, name)
             else:
                 changes[name] = value
-        return dataclasses.replace(self, **changes)
+        result = dataclasses.replace(self, **changes)
+        _cross_checks(result)
+        return result
 
 
 def _check_value(key: str, value: Any, hint: Any, meta: dict[str, Any]) -> Any:

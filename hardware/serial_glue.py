@@ -1,20 +1,145 @@
-"""Joins the firmware engineer's serial link (``hardware/serial_board.py``, ``hardware/firmware_pty.py``)
-to the station: a tray board on a serial port or on the MicroPython firmware's pty, and a funnel
-moved by that board. On a simulated station the board-driven release also moves the simulated cubes.
+"""Joins the serial link (``hardware/link``, ``hardware/serial_board.py``) and the firmware runner
+(``hardware/firmware_pty.py``) to the station: a tray board on a serial port or on the MicroPython
+firmware's pty, and a funnel moved by that board.
+
+On a simulated station (``board.backend = "firmware-pty"``) the firmware moves only its simulated
+servo; the cubes live in the ``SimTable``. ``SimCoupledRelease`` and ``SimCoupledBoard`` tie the two:
+after the firmware confirms a release, the simulated cubes fall and the ones that come out are fed
+to the firmware's beam counter (``SIM_BEAM``), so the board's count is the firmware's own; LED and
+vibration commands reach the firmware and are mirrored into the simulated tray. The serial faults
+of ``[sim.faults]`` go into the link's fault-injecting transport, and ``board_reset`` restarts the
+firmware process just before a command, which the link then reports as ``BoardResetError``.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from hardware.config import StationConfig
-from hardware.errors import ConfigError
-from hardware.interfaces import FunnelRelease, TrayBoard
+from hardware.interfaces import BoardInfo, FunnelRelease, TrayBoard
 
 
 def open_serial_board(cfg: StationConfig, sim: Any, extras: list[Any]) -> TrayBoard:
-    raise ConfigError(f"board.backend: {cfg.board.backend!r} is not available in this build yet")
+    from hardware.link import open_link
+    from hardware.serial_board import SerialTrayBoard
+
+    b = cfg.board
+    firmware = None
+    if b.backend == "firmware-pty":
+        from hardware.firmware_pty import FirmwarePty
+
+        firmware = FirmwarePty()
+        extras.append(firmware)  # closed after the devices: stops the MicroPython process
+        port = firmware.start()
+    else:
+        port = b.port
+    faults: dict[str, Any] = {}
+    if sim is not None and b.backend == "firmware-pty":
+        f = sim.faults
+        faults = {"corrupt": f.serial_corrupt, "loss": f.serial_loss, "delay_s": f.serial_delay_s, "seed": cfg.sim.seed}
+    link = open_link(port, baudrate=b.baudrate, timeout_s=b.timeout_s, retries=b.retries, heartbeat_s=b.heartbeat_s,
+                     **faults)
+    try:
+        board = SerialTrayBoard(link)
+    except BaseException:
+        link.close()
+        raise
+    if sim is not None and firmware is not None:
+        return SimCoupledBoard(board, sim, firmware)
+    return board
 
 
 def open_board_funnel(cfg: StationConfig, board: TrayBoard, sim: Any) -> FunnelRelease:
-    raise ConfigError("funnel.backend: 'board' is not available in this build yet")
+    from hardware.serial_board import SerialFunnelRelease
+
+    f = cfg.funnel
+    inner = board.inner if isinstance(board, SimCoupledBoard) else board
+    funnel = SerialFunnelRelease(inner, open_angle=f.open_angle, closed_angle=f.closed_angle, dwell_s=f.dwell_s,
+                                 move_s=f.move_s, min_angle=f.min_angle, max_angle=f.max_angle)
+    if isinstance(board, SimCoupledBoard):
+        return SimCoupledRelease(funnel, board)
+    return funnel
+
+
+class SimCoupledBoard(TrayBoard):
+    """The firmware's tray board, with the simulated world mirrored (LEDs, vibration, resets)."""
+
+    def __init__(self, inner: Any, table: Any, firmware: Any) -> None:
+        self.inner = inner
+        self.table = table
+        self.firmware = firmware
+
+    def _maybe_reset(self) -> None:
+        if self.table.faults.strikes("board_reset"):
+            self.firmware.restart()
+            self.table.reset_board()
+
+    def hello(self) -> BoardInfo:
+        self._maybe_reset()
+        return self.inner.hello()
+
+    def reset_beam(self) -> None:
+        self._maybe_reset()
+        self.inner.reset_beam()
+
+    def beam_count(self) -> int:
+        self._maybe_reset()
+        return int(self.inner.beam_count())
+
+    def feed_beam(self, cubes: int) -> None:
+        """Tell the firmware's simulated beam that ``cubes`` cubes fell past it."""
+        from firmware import tray_protocol as tp
+
+        while cubes > 0:
+            chunk = min(cubes, tp.MAX_SIM_PULSES)
+            self.inner.simulate_beam(chunk)
+            cubes -= chunk
+
+    def set_leds(self, level: float) -> None:
+        self._maybe_reset()
+        self.inner.set_leds(level)
+        self.table.set_leds(level)
+
+    def vibrate(self, seconds: float) -> None:
+        self._maybe_reset()
+        applied = self.inner.vibrate(seconds)
+        self.table.vibrate(applied if applied is not None else seconds)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def describe(self) -> str:
+        return f"{self.inner.describe()} [MicroPython on a pty]"
+
+
+class SimCoupledRelease(FunnelRelease):
+    """The firmware's release, followed by the simulated cubes falling (or not, on a servo jam)."""
+
+    def __init__(self, inner: Any, board: SimCoupledBoard) -> None:
+        self.inner = inner
+        self.board = board
+        self.table = board.table
+
+    def _fall(self) -> None:
+        jammed = self.table.faults.strikes("servo_jam")
+        out = self.table.release(jammed=jammed)
+        if out:
+            self.board.feed_beam(len(out))
+
+    def release(self) -> None:
+        self.board._maybe_reset()
+        self.inner.release()  # raises ReleaseError when the firmware did not confirm: nothing fell
+        self._fall()
+
+    def sweep(self) -> None:
+        self.inner.sweep()
+        if self.table.funnel_contents():  # the trapdoor opened: whatever lay in the funnel fell
+            self._fall()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.inner.close()
+
+    def describe(self) -> str:
+        return self.inner.describe()

@@ -19,6 +19,7 @@ import numpy as np
 from hardware.errors import CameraError, CameraTimeout
 from hardware.interfaces import Camera
 from hardware.sim.table import FrameScene, SimTable
+from vision import geometry as g
 
 Renderer = Callable[[FrameScene, int, int, int], np.ndarray]
 
@@ -31,20 +32,23 @@ def camera_pose_for(seed: int, width: int, height: int) -> dict[str, float]:
 
 
 def synth_renderer(seed: int) -> Renderer:
-    """A renderer that draws a ``FrameScene`` with ``vision.synth``."""
-    from vision import synth
+    """A renderer that draws a ``FrameScene`` with ``vision.synth`` (imported on first use)."""
+    try:
+        from vision import synth
+    except ImportError as exc:
+        raise CameraError(f"the synthetic renderer (vision.synth) cannot be loaded: {exc}") from exc
 
-    if not hasattr(synth, "render"):
-        raise CameraError("vision.synth has no render() yet: the simulated camera cannot draw frames")
+    room = random.Random(f"room-{seed}")
+    kelvin = room.uniform(3000.0, 6000.0)
 
     def render(scene: FrameScene, width: int, height: int, frame_seed: int) -> np.ndarray:
         pose = synth.CameraPose(width=width, height=height, **camera_pose_for(seed, width, height))
         pieces = tuple(
-            synth.Piece("cube", p.colour, p.x_mm, p.y_mm, yaw_deg=p.angle_deg, z_mm=10.0 * p.level,
-                        tilt_deg=8.0 * p.level, tilt_axis_deg=p.angle_deg)
+            synth.Piece("cube", p.colour, p.x_mm, p.y_mm, yaw_deg=p.angle_deg, z_mm=g.CUBE_EDGE_MM * p.level)
             for p in scene.pieces)
-        lighting = synth.Lighting(brightness=max(0.2, 0.35 + 0.65 * scene.led_level))
-        frame = synth.render(synth.Scene(pieces=pieces, camera=pose, lighting=lighting), seed=frame_seed)
+        lighting = synth.Lighting(kelvin=kelvin, brightness=max(0.15, 0.3 + 0.7 * scene.led_level))
+        frame = synth.render(synth.Scene(pieces=pieces, camera=pose, lighting=lighting),
+                             np.random.default_rng(frame_seed))
         return np.asarray(frame)
 
     return render
