@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.bonus import BonusTiles
+from engine.colours import cubes_in_game
+from engine.errors import BattleInputError, json_path
 from engine.events import Event
 from engine.legality import check_battle_is_legal
 from engine.model import Attack, Battle, Building, DropContext, InitialFill, Revolt, Round
@@ -17,10 +19,26 @@ from engine.schema import validate_battle_json
 from engine.supply import Supplies
 
 
+def _supplies(supply: dict[str, int] | None) -> Supplies | None:
+    if supply is None:
+        return None
+    for colour, n in supply.items():
+        if n > cubes_in_game(colour):
+            raise BattleInputError(
+                f"the {colour} supply cannot hold {n} cubes: only {cubes_in_game(colour)} exist",
+                json_path("supply", colour),
+            )
+    return Supplies(supply)
+
+
 def _context(data: dict[str, Any]) -> DropContext:
     tiles = data.get("bonus_tiles", {})
     event = data.get("event")
-    supply = data.get("supply")
+    if tiles.get("attack_plus_one") is not None and tiles.get("attack_plus_one") == tiles.get("defence_plus_one"):
+        raise BattleInputError(
+            f"{tiles['attack_plus_one']} cannot hold both combat bonus tiles: each player takes one tile a round",
+            json_path("bonus_tiles", "defence_plus_one"),
+        )
     return DropContext(
         round=Round(
             event=Event(event) if event is not None else None,
@@ -28,7 +46,7 @@ def _context(data: dict[str, Any]) -> DropContext:
             immune=frozenset(data.get("immune", [])),
         ),
         tray_before=dict(data["tray_before"]),
-        supply=Supplies(supply) if supply is not None else None,
+        supply=_supplies(data.get("supply")),
         tower_before=dict(data["tower_before"]) if "tower_before" in data else None,
     )
 

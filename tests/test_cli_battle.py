@@ -117,6 +117,8 @@ INVALID: list[tuple[str, str, str, str | None, str]] = [
     ("player county without armies", "plan", _with(defending_armies=0), "$.defending_armies", "neutral"),
     ("more cubes than exist", "resolve", _with(tray_after={"blue": 63}), "$.tray_after.blue", "only 62 exist"),
     ("more than dropped plus tower", "resolve", _with(tower_before={"blue": 1}, tray_after={"blue": 6}), "$.tray_after.blue", "4 were dropped and 1 was inside"),
+    ("supply beyond the box", "plan", _with(supply={"red": 70}), "$.supply.red", "only 62 exist"),
+    ("both bonus tiles", "plan", _with(bonus_tiles={"attack_plus_one": "red", "defence_plus_one": "red"}), "$.bonus_tiles.defence_plus_one", "one tile"),
     ("supply overfull", "plan", _with(supply={"yellow": 61}), "$.supply.yellow", "62 that exist"),
     ("revolt without markers", "plan", json.dumps({**REVOLT, "revolt_markers": 0}), "$.revolt_markers", "revolt marker"),
     ("revolt against nobody", "plan", json.dumps({**REVOLT, "defender": None}), "$.defender", "must be one of"),
