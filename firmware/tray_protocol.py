@@ -284,7 +284,7 @@ def pack_request(cmd, *args):
         return b""
     try:
         return struct.pack(fmt, *args)
-    except (OverflowError, ValueError, TypeError) as exc:  # MicroPython truncates, CPython raises
+    except Exception as exc:  # struct.error on CPython (MicroPython truncates silently)
         raise ProtocolError(
             f"{command_name(cmd)} arguments {args!r} do not fit {fmt}: {exc}", BAD_VALUE
         ) from exc
