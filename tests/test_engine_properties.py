@@ -28,14 +28,19 @@ def count_map(colours: tuple[str, ...], values: st.SearchStrategy[int]) -> st.Se
 
 
 @st.composite
+def bonus_tiles(draw: st.DrawFn, players: list[str]) -> dict[str, str | None]:
+    """Owners of the two combat tiles: nobody, or two different players (one tile each)."""
+    attack = draw(st.sampled_from([None, *players]))
+    defence = draw(st.sampled_from([None, *(p for p in players if p != attack)]))
+    return {"attack_plus_one": attack, "defence_plus_one": defence}
+
+
+@st.composite
 def round_keys(draw: st.DrawFn, players: list[str]) -> dict[str, Any]:
     """Event, bonus tiles, tray, and optionally supplies and the tower, kept small enough to be consistent."""
     keys: dict[str, Any] = {
         "event": draw(st.sampled_from([None, *(e.value for e in Event if e is not Event.CHURCHES_SAFE)])),
-        "bonus_tiles": {
-            "attack_plus_one": draw(st.sampled_from([None, *players])),
-            "defence_plus_one": draw(st.sampled_from([None, *players])),
-        },
+        "bonus_tiles": draw(bonus_tiles(players)),
         "tray_before": draw(count_map(PALETTE, small)),
     }
     if draw(st.booleans()):
