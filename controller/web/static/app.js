@@ -240,7 +240,8 @@ function instructionList(record) {
     for (const item of ins) {
       const text = typeof item === "string" ? item : (item.text || item.say || JSON.stringify(item));
       const low = text.toLowerCase();
-      const cls = low.startsWith("return") ? "return" : low.startsWith("place") || low.startsWith("put") ? "place" : low.startsWith("remove") || low.startsWith("take") ? "remove" : "";
+      const cls = low.startsWith("return") || (low.startsWith("take") && low.includes("back to")) ? "return"
+        : low.startsWith("place") || low.includes("courtier") ? "place" : low.startsWith("remove") ? "remove" : "";
       out.push(h("li", { class: cls, text }));
     }
     return out;
@@ -413,12 +414,12 @@ function renderLedger() {
     h("td", { text: supply[c] ?? 0 }), h("td", { text: board[c] ?? 0 }), h("td", { text: tray[c] ?? 0 }),
     h("td", { text: tower[c] ?? 0 }), court ? h("td", { text: c === "green" ? "–" : courtiers[c] ?? 0 }) : null);
   const sum = (m) => Object.values(m).reduce((s, n) => s + Number(n || 0), 0);
-  body.append(h("table", { class: "ledger", id: "ledger-table" },
+  body.append(h("div", { class: "table-wrap" }, h("table", { class: "ledger", id: "ledger-table" },
     h("thead", {}, h("tr", {}, h("th", { text: "colour" }), h("th", { text: "supply" }), h("th", { text: "map" }),
       h("th", { text: "tray" }), h("th", { text: "tower" }), court ? h("th", { text: "court" }) : null)),
     h("tbody", {}, colours.map(row)),
     h("tfoot", {}, h("tr", {}, h("td", { text: "total" }), h("td", { text: sum(supply) }), h("td", { text: sum(board) }),
-      h("td", { text: sum(tray) }), h("td", { text: sum(tower) }), court ? h("td", { text: sum(courtiers) }) : null))));
+      h("td", { text: sum(tray) }), h("td", { text: sum(tower) }), court ? h("td", { text: sum(courtiers) }) : null)))));
   const round = st.round || {};
   const tiles = round.bonus_tiles || {};
   body.append(h("div", { class: "round" },

@@ -1,0 +1,74 @@
+"""Take the README's screenshots of the battle page: a phone (390x844) and a tablet (820x1180).
+
+Plays a short session on the simulated station (initial fill, then Red attacks Blue) with the real
+``Table`` and the real web app, and photographs the page in Debian's headless Chromium::
+
+    .venv/bin/python docs/screenshots/make_screenshots.py [OUTPUT_DIR]
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import expect, sync_playwright
+
+from controller.table import Table
+from controller.web.access import HostAccess
+from controller.web.app import create_app
+from controller.web.server import BackgroundServer
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PIN = "246810"
+
+
+def main(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        needed = ("vision.counter", "vision.annotate", "vision.settle", "calibration.synthetic")
+        camera = all(importlib.util.find_spec(name) is not None for name in needed)
+        table = Table.open(data_dir=Path(tmp) / "data", reader="camera" if camera else "direct")
+        table.new_session(["red", "blue", "yellow", "purple"], emperors_court=True)
+        table.set_round(event="palace_defender_plus_one", bonus_tiles={"attack_plus_one": "red"})
+        fill = table.plan({"battle": "initial_fill"})
+        table.release(fill["drop_id"])
+        table.deploy("red", 5)
+        table.deploy("blue", 3)
+        table.plan({"battle": "attack", "attacker": "red", "attacking_armies": 5, "defender": "blue",
+                    "defending_armies": 3, "buildings": ["church"]})
+        app = create_app(table, table.data_dir, HostAccess(PIN))
+        with BackgroundServer(app) as server, sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            phone = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+            tablet = browser.new_context(viewport={"width": 820, "height": 1180}, device_scale_factor=1)
+            host = phone.new_page()
+            host.goto(server.url)
+            host.click("#host-button")
+            host.fill("#pin-input", PIN)
+            host.click("#pin-submit")
+            expect(host.locator("#release")).to_be_visible()
+            host.evaluate("document.getElementById('toast').hidden = true")
+            host.wait_for_timeout(400)
+            host.screenshot(path=str(out / "battle-phone-plan.png"))
+            watcher = tablet.new_page()
+            watcher.goto(server.url)
+            expect(watcher.locator("#live")).to_have_attribute("data-state", "live")
+            host.click("#release")
+            expect(host.locator("#outcome")).to_be_visible(timeout=60_000)
+            expect(watcher.locator("#outcome")).to_be_visible(timeout=10_000)
+            for page in (host, watcher):
+                page.wait_for_load_state("networkidle")
+                page.wait_for_timeout(400)
+            host.screenshot(path=str(out / "battle-phone-result.png"))
+            watcher.screenshot(path=str(out / "battle-tablet-result.png"))
+            browser.close()
+        table.close()
+    for name in ("battle-phone-plan.png", "battle-phone-result.png", "battle-tablet-result.png"):
+        print(out / name)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent)

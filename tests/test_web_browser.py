@@ -1,0 +1,215 @@
+"""End to end in real headless Chromium (Debian's ``chromium``, driven by Playwright): the host plays a
+full battle from the page on a simulated station (plan, release, the result with the annotated tray
+photo, a correction) while a second browser, a watcher, follows every step live without reloading.
+
+``make test`` installs ``chromium`` when it is missing and it can; otherwise these tests skip and
+say why. The server is the real uvicorn app on a free port of 127.0.0.1, in a background thread.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from controller.table import Table
+from controller.web.access import HostAccess
+from controller.web.app import create_app
+from controller.web.server import BackgroundServer
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = os.environ.get("TOWER_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PIN = "735102"
+PHONE = {"width": 390, "height": 844}
+TABLET = {"width": 820, "height": 1180}
+
+
+def camera_reader_available() -> bool:
+    """The simulated camera's frames are counted by the vision package; true once all of it is there."""
+    needed = ("vision.counter", "vision.annotate", "vision.settle", "calibration.synthetic")
+    return all(importlib.util.find_spec(name) is not None for name in needed)
+
+
+def launch_chromium(playwright):  # type: ignore[no-untyped-def]
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (`make test` does, as root) "
+                    "to run the browser tests")
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extras")
+    with sync_api.sync_playwright() as p:
+        b = launch_chromium(p)
+        yield b
+        b.close()
+
+
+def open_table(data_dir: Path) -> Table:
+    reader = "camera" if camera_reader_available() else "direct"
+    table = Table.open(data_dir=data_dir, reader=reader)
+    table.new_session(["red", "blue", "yellow"])
+    return table
+
+
+@pytest.fixture
+def station(tmp_path: Path):
+    if not camera_reader_available():
+        pytest.skip("the simulated camera's counter (vision.counter, vision.annotate, vision.settle, "
+                    "calibration.synthetic) is not available, so no annotated photo can be made")
+    table = open_table(tmp_path / "data")
+    app = create_app(table, table.data_dir, HostAccess(PIN), keepalive_s=2)
+    with BackgroundServer(app) as server:
+        yield table, server
+    table.close()
+
+
+def log_in(page, pin: str = PIN) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    page.click("#host-button")
+    page.fill("#pin-input", pin)
+    page.click("#pin-submit")
+    expect(page.locator("#host-button")).to_have_text("Host ✓")
+
+
+def watch_for_progress(page) -> None:  # type: ignore[no-untyped-def]
+    """Remember in the page whether the progress view ever appeared, and that it was not reloaded."""
+    page.evaluate("""() => {
+        window.__notReloaded = true; window.__sawProgress = false;
+        new MutationObserver(() => { if (document.getElementById('progress')) window.__sawProgress = true; })
+          .observe(document.body, {subtree: true, childList: true});
+    }""")
+
+
+def funnel_on_page(page) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    return page.eval_on_selector_all(
+        ".swatches.big .swatch", "els => Object.fromEntries(els.map(e => [e.dataset.colour, Number(e.dataset.count)]))")
+
+
+def test_a_full_battle_from_the_page_with_a_watcher_following_live(browser, station) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    table, server = station
+    host_ctx = browser.new_context(viewport=PHONE)
+    watch_ctx = browser.new_context(viewport=TABLET)
+    host, watcher = host_ctx.new_page(), watch_ctx.new_page()
+    errors: list[str] = []
+    for page in (host, watcher):
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server.url)
+        expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    watch_for_progress(watcher)
+    expect(watcher.locator("#host-button")).to_have_text("Host")
+    expect(watcher.locator("#new-battle")).to_have_count(0)  # a watcher cannot start a battle
+
+    log_in(host)
+
+    # The initial fill, planned and released from the page.
+    host.click("#new-battle")
+    host.click("#plan-submit")
+    expect(host.locator("#release")).to_be_visible()
+    expect(watcher.locator(".swatches.big .swatch")).to_have_count(4)  # the watcher sees the plan live
+    assert funnel_on_page(watcher) == {"red": 7, "blue": 7, "yellow": 7, "green": 10}
+    expect(watcher.locator("#release")).to_have_count(0)
+    host.click("#release")
+    expect(host.locator("#outcome")).to_have_text(re.compile("The tower is filled"), timeout=60_000)
+    expect(watcher.locator("#outcome")).to_have_text(re.compile("The tower is filled"), timeout=10_000)
+
+    # Armies were deployed on the map at the table (not the page's business), then Red attacks Blue.
+    table.deploy("red", 4)
+    table.deploy("blue", 2)
+    watch_for_progress(watcher)
+    host.click("#new-battle")
+    host.select_option("select[name=attacker]", "red")
+    host.fill("input[name=attacking_armies]", "4")
+    host.select_option("select[name=defender]", "blue")
+    host.fill("input[name=defending_armies]", "2")
+    host.check("input[name=buildings][value=church]")
+    host.click("#plan-submit")
+    expect(host.locator("#release")).to_be_visible()
+    planned = table.status()["drop"]
+    assert planned["phase"] == "planned" and planned["battle"]["buildings"] == ["church"]
+    expect(watcher.locator(".battle h2").first).to_have_text("Red attacks Blue")
+    assert funnel_on_page(host) == planned["plan"]["drop"] == funnel_on_page(watcher)
+    assert planned["plan"]["drop"]["red"] == 4 and planned["plan"]["drop"]["blue"] == 2
+
+    host.click("#release")
+    expect(host.locator("#outcome")).to_be_visible(timeout=60_000)
+    record = table.status()["drop"]
+    assert record["phase"] == "resolved", record
+    expect(host.locator("#outcome")).to_have_text(record["summary"])
+    expect(watcher.locator("#outcome")).to_have_text(record["summary"], timeout=10_000)
+    assert watcher.evaluate("window.__sawProgress") is True
+    assert watcher.evaluate("window.__notReloaded") is True
+
+    # The annotated photo, served from the data directory and really decoded by the browser.
+    assert record["annotated"], "the camera reader saves an annotated photo"
+    for page in (host, watcher):
+        img = page.locator("#annotated")
+        expect(img).to_have_attribute("src", re.compile(r"^/data/.+\.(png|jpg)$"))
+        page.wait_for_function("document.getElementById('annotated').complete")
+        assert page.eval_on_selector("#annotated", "i => i.naturalWidth") > 100
+        items = page.locator("#instructions li")
+        expect(items).to_have_count(len(record["instructions"]))
+        expect(items.first).to_have_text(record["instructions"][0])
+    tray_shown = host.eval_on_selector_all(
+        ".result-grid .swatch", "els => Object.fromEntries(els.map(e => [e.dataset.colour, Number(e.dataset.count)]))")
+    assert tray_shown == record["tray_after"]
+
+    # The host corrects the reading: one cube fewer of a colour that lies in the tray.
+    before = dict(record["tray_after"])
+    colour = max(before, key=lambda c: before[c])
+    host.click("#correct")
+    host.fill(f"#correction-form input[name={colour}]", str(before[colour] - 1))
+    host.fill("#correction-form input[name=who]", "Anna")
+    host.click("#correction-submit")
+    expect(host.locator("#corrected-tag")).to_be_visible(timeout=30_000)
+    expect(watcher.locator("#corrected-tag")).to_be_visible(timeout=10_000)
+    note = watcher.locator("[data-testid=correction-note]")
+    expect(note).to_contain_text("Corrected by Anna")
+    corrected = table.status()["drop"]
+    assert corrected["corrections"][-1]["who"] == "Anna"
+    assert corrected["corrections"][-1]["before"] == before
+    assert corrected["tray_after"][colour] if before[colour] > 1 else colour not in corrected["tray_after"]
+    expect(watcher.locator("#outcome")).to_have_text(corrected["summary"])
+    assert "correction" in [r["kind"] for r in table.log()]
+    assert table.verify()["ok"] is True
+
+    # History: both drops, newest first, with thumbnails; the corrected one marked.
+    rows = watcher.locator("#history-list li")
+    expect(rows).to_have_count(2)
+    expect(rows.first.locator(".tag.corrected")).to_be_visible()
+    assert watcher.eval_on_selector("#history-list li img", "i => i.getAttribute('src')").startswith("/data/")
+    # The ledger shows the session's account of every colour.
+    status = table.status()
+    for colour_name in ("red", "blue", "yellow", "green"):
+        cells = watcher.locator(f"#ledger-table tr[data-colour={colour_name}] td")
+        expect(cells.nth(1)).to_have_text(str(status["supply"].get(colour_name, 0)))
+        expect(cells.nth(4)).to_have_text(str(status["tower"].get(colour_name, 0)))
+    assert watcher.evaluate("window.__notReloaded") is True
+    assert errors == []
+    host_ctx.close()
+    watch_ctx.close()
+
+
+def test_a_wrong_pin_on_the_page_is_refused(browser, station) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    _table, server = station
+    page = browser.new_page()
+    page.goto(server.url)
+    page.click("#host-button")
+    page.fill("#pin-input", "000000")
+    page.click("#pin-submit")
+    expect(page.locator("#pin-error")).to_have_text("wrong PIN")
+    expect(page.locator("#host-button")).to_have_text("Host")
+    page.close()
