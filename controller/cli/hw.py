@@ -1,0 +1,47 @@
+"""`tower hw check [--config FILE]`: exercise every configured device and print what passed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    hw = subparsers.add_parser("hw", help="check the station's hardware", description=__doc__)
+    sub = hw.add_subparsers(dest="hw_command", metavar="<hw command>")
+    check = sub.add_parser("check", help="exercise every configured device (servo sweep, LEDs, beam, camera, board)",
+                           description="Exercise every configured device and print a table; exit 1 if any failed.")
+    check.add_argument("--config", type=Path, default=None,
+                       help="station config (tower.toml); default: the packaged simulated station")
+    check.set_defaults(handler=_check)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from hardware.check import FAIL, PASS, run_check
+    from hardware.config import load_config
+    from hardware.errors import ConfigError
+
+    console = Console()
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
+    results = run_check(config)
+    table = Table(title=f"tower hw check: {config.source}")
+    for column in ("device", "check", "result", "detail", "time"):
+        table.add_column(column, overflow="fold")
+    style = {PASS: "[green]pass[/]", FAIL: "[bold red]FAIL[/]"}
+    for r in results:
+        table.add_row(r.device, r.check, style.get(r.status, "[yellow]skip[/]"), r.detail, f"{r.seconds:.2f} s")
+    console.print(table)
+    failed = [r for r in results if r.status == FAIL]
+    if failed:
+        console.print(f"[bold red]{len(failed)} check(s) failed[/]")
+        return 1
+    console.print("[green]all devices passed[/]")
+    return 0

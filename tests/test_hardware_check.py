@@ -1,0 +1,80 @@
+"""`tower hw check`: every configured device exercised, a table printed, exit status by the result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from hardware.check import FAIL, PASS, SKIP, run_check
+from hardware.config import load_config
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _config_file(tmp_path: Path, example: str, extra: str = "") -> Path:
+    text = (REPO / "examples" / example).read_text(encoding="utf-8")
+    text = text.replace('data_dir = "tower-data-fw"', f'data_dir = "{tmp_path}"')
+    text = text.replace('data_dir = "tower-data"', f'data_dir = "{tmp_path}"')
+    text = text.replace("width = 1280\nheight = 960", "width = 320\nheight = 240")
+    path = tmp_path / "tower.toml"
+    path.write_text(text + extra, encoding="utf-8")
+    return path
+
+
+def test_sim_station_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("vision.synth")
+    code = main(["hw", "check", "--config", str(_config_file(tmp_path, "sim.toml"))])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    for expected in ("handshake", "servo sweep", "one frame", "break-beam", "LED ring", "all devices passed"):
+        assert expected in out
+
+
+def test_black_camera_fails_with_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _config_file(tmp_path, "sim.toml").read_text(encoding="utf-8").replace(
+        "camera_black = 0.0", "camera_black = 1.0")
+    (tmp_path / "black.toml").write_text(path, encoding="utf-8")
+    code = main(["hw", "check", "--config", str(tmp_path / "black.toml")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "black frame" in out and "FAIL" in out
+
+
+def test_config_error_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[funnel]\nopen_angle = 200\n", encoding="utf-8")
+    assert main(["hw", "check", "--config", str(bad)]) == 2
+    assert "funnel.open_angle: 200 is outside 0..180" in capsys.readouterr().err
+
+
+def test_unopenable_station_is_a_failed_row(tmp_path: Path) -> None:
+    cfg = load_config(_config_file(tmp_path, "sim.toml")).replace(
+        camera={"backend": "replay", "path": str(tmp_path / "missing")})
+    results = run_check(cfg)
+    assert [(r.device, r.status) for r in results] == [("station", FAIL)]
+    assert "does not exist" in results[0].detail
+
+
+def test_sweep_skipped_when_cubes_wait_in_the_funnel(tmp_path: Path) -> None:
+    from hardware.sim import SimTable
+
+    cfg = load_config(_config_file(tmp_path, "sim.toml"))
+    SimTable.from_config(cfg).load_funnel({"red": 3})
+    results = {r.check: r for r in run_check(cfg, settle=lambda s: None)}
+    assert results["servo sweep"].status == SKIP
+    assert SimTable.from_config(cfg).funnel_contents() == {"red": 3}
+
+
+@pytest.mark.micropython
+def test_firmware_on_a_pty_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("vision.synth")
+    monkeypatch.setenv("COLUMNS", "300")  # one table row per line, so the firmware's name is not wrapped
+    code = main(["hw", "check", "--config", str(_config_file(tmp_path, "sim-firmware.toml"))])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "tray-fw" in out and "MicroPython on a pty" in out
+    results = run_check(load_config(tmp_path / "tower.toml"), settle=lambda s: None)
+    assert all(r.status == PASS for r in results), results
