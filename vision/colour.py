@@ -50,8 +50,10 @@ FLOOR_TINT_SIGMA_B = 5.0
 FLOOR_TINT_SIGMA_A = 1.5
 
 
-def tint_tolerant(model: ColourModel) -> ColourModel:
-    cov = model.cov_array + np.diag([0.0, FLOOR_TINT_SIGMA_A**2, FLOOR_TINT_SIGMA_B**2])
+def tint_tolerant(model: ColourModel, share: float = 1.0) -> ColourModel:
+    """Widen a model by the light-mixture tint (``share`` of the floor's: a matte cube takes the same
+    mixture as the plate it is balanced on except where a shadow takes the room light away)."""
+    cov = model.cov_array + (share**2) * np.diag([0.0, FLOOR_TINT_SIGMA_A**2, FLOOR_TINT_SIGMA_B**2])
     return ColourModel(model.mean, tuple(tuple(float(x) for x in row) for row in cov), model.pixels)
 
 
@@ -107,7 +109,7 @@ class PixelClassifier:
         models: list[tuple[int, ColourModel, float]] = [
             (BACKGROUND, tint_tolerant(self.profile.background), GATE_BACKGROUND)
         ]
-        models += [(COLOUR_CODES[c], brightness_tolerant(m), GATE_COLOUR) for c, m in self.profile.colours.items()]
+        models += [(COLOUR_CODES[c], tint_tolerant(brightness_tolerant(m), self._tint_share(m)), GATE_COLOUR) for c, m in self.profile.colours.items()]
         scores = np.empty((len(models), len(lab)))
         gated = np.empty((len(models), len(lab)), dtype=bool)
         for k, (_, model, gate) in enumerate(models):
@@ -120,6 +122,10 @@ class PixelClassifier:
         codes = np.array([code for code, _, _ in models], dtype=np.int32)[best]
         codes[~np.isfinite(scores.min(axis=0))] = UNKNOWN
         return codes
+
+    def _tint_share(self, model: ColourModel) -> float:
+        """A tint shifts a and b in proportion to a surface's lightness: a black cube barely moves."""
+        return 0.6 * min(1.0, model.mean[0] / max(self.profile.background.mean[0], 1.0))
 
     def _channel_luts(self, plate_level: np.ndarray) -> list[np.ndarray]:
         if self._last_level is not None and np.array_equal(self._last_level, plate_level):

@@ -45,6 +45,9 @@ SEAM_FLOOR = 3.0  # grey levels: below this a dip is noise even on a black top
 # 10 mm face is a 5 x 5 mm corner (radius 2.5 mm); side faces seen from above are < 3.5 mm wide.
 MIN_FACE_RADIUS_MM = 1.6
 MIN_FACE_AREA_MM2 = 0.2 * FACE_AREA_MM2
+# A visible face, whole or partly hidden, is a convex patch; the dark crevices and shadows between
+# cubes that can pass for black are ragged. Cores filling less of their convex hull are not faces.
+MIN_SOLIDITY = 0.6
 # Something that matches no colour and is wider than any cube face (inscribed radius > 5 mm) is
 # foreign: a coin (20 mm), a fingertip (~16 mm).
 FOREIGN_RADIUS_MM = 5.5
@@ -109,6 +112,16 @@ class TrayCounter:
             )
         gray = cv2.cvtColor(tray, cv2.COLOR_BGR2GRAY)
         cores = self._cores(tray, gray, labels, level)
+        # No face of a 10 mm cube is wider than 10 mm: a round patch of a cube colour that is (a
+        # brass coin looks yellow) is something else lying in the tray.
+        odd = [c for c in cores if c.radius_mm > FOREIGN_RADIUS_MM and c.roundness > 0.6]
+        if odd:
+            return TrayReading.unusable(
+                f"a round {odd[0].colour}-looking object {2 * odd[0].radius_mm:.0f} mm across is in the "
+                "tray (a coin?): it is not a cube; remove it and count again",
+                detections=[self._detection("foreign", c.colour, c.contour, pose) for c in odd],
+                marker_ids=pose.marker_ids,
+            )
         return self._decide(cores, pose)
 
     def _hand_over_walls(self, plate: np.ndarray, level: np.ndarray) -> str | None:
@@ -177,6 +190,9 @@ class TrayCounter:
                                 * cv2.minAreaRect(contour.astype(np.float32))[1][1], 1.0)
                 (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
                 px_area = float(stats[i, cv2.CC_STAT_AREA])
+                hull_area = max(cv2.contourArea(cv2.convexHull(contour.astype(np.int32))), 1.0)
+                if px_area / hull_area < MIN_SOLIDITY and area_mm2 < 1.5 * self._face_core_area():
+                    continue
                 if lab is None:
                     lab = bgr_to_lab(tray, level)
                 light = float(np.median(lab[y:y + h, x:x + w, 0][sub]))
