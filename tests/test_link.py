@@ -1,0 +1,348 @@
+"""The host end of the link (hardware/link, hardware/serial_board.py) against the firmware's own board
+logic in-process: retransmission, exactly-once actions, backoff, reset detection, safe state."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from firmware import tray_protocol as tp
+from firmware.hal_sim import SimHal
+from firmware.tray_board import Board
+from hardware.errors import BoardResetError, LinkError, ReleaseError
+from hardware.interfaces import FunnelRelease, TrayBoard
+from hardware.link import BoardBusyError, BoardLink, BoardRejectedError, open_link
+from hardware.link.faults import FaultInjectingTransport
+from hardware.link.loopback import InProcessBoard, VirtualClock
+from hardware.link.soak import run_soak
+from hardware.serial_board import SerialFunnelRelease, SerialTrayBoard
+
+
+class Scripted:
+    """Wraps a transport; drops the writes / responses whose 1-based index is listed."""
+
+    def __init__(self, inner, drop_writes=(), drop_reads=(), corrupt_writes=()):
+        self.inner, self.name = inner, inner.name
+        self.drop_writes, self.drop_reads, self.corrupt_writes = set(drop_writes), set(drop_reads), set(corrupt_writes)
+        self.writes = self.reads = 0
+
+    def write(self, data):
+        self.writes += 1
+        if self.writes in self.drop_writes:
+            return
+        if self.writes in self.corrupt_writes:
+            data = data[:-1] + bytes([data[-1] ^ 0xFF])
+        self.inner.write(data)
+
+    def read_some(self, timeout_s):
+        data = self.inner.read_some(timeout_s)
+        if data:
+            self.reads += 1
+            if self.reads in self.drop_reads:
+                return b""
+        return data
+
+    def close(self):
+        self.inner.close()
+
+
+class Silent:
+    name = "silent port"
+
+    def __init__(self, clock):
+        self.clock, self.writes = clock, 0
+
+    def write(self, data):
+        self.writes += 1
+
+    def read_some(self, timeout_s):
+        self.clock.sleep(timeout_s)
+        return b""
+
+    def close(self):
+        pass
+
+
+def link_over(transport, clock, **kwargs):
+    kwargs.setdefault("heartbeat_s", 0)
+    return BoardLink(transport, clock=clock.now, sleep=clock.sleep, **kwargs)
+
+
+@pytest.fixture
+def rig():
+    clock = VirtualClock()
+    end = InProcessBoard(clock=clock, seed=0x1234ABCD)
+    link = link_over(end, clock)
+    link.hello()
+    return clock, end, link
+
+
+def test_hello_reports_version_boot_id_and_firmware(rig) -> None:
+    _, _, link = rig
+    info = link.info
+    assert info is not None
+    assert (info.protocol_version, info.boot_id) == (tp.PROTOCOL_VERSION, 0x1234ABCD)
+    assert info.firmware.startswith("tray-fw ")
+
+
+def test_devices_implement_the_interfaces_and_drive_the_board(rig) -> None:
+    clock, end, link = rig
+    board = SerialTrayBoard(link)
+    funnel = SerialFunnelRelease(board, open_angle=95, closed_angle=12, dwell_s=1.5, move_s=0.3)
+    assert isinstance(board, TrayBoard) and isinstance(funnel, FunnelRelease)
+    board.set_leds(0.25)
+    assert end.hal.leds == 250
+    board.reset_beam()
+    assert board.simulate_beam(6) == 6 and board.beam_count() == 6
+    board.reset_beam()
+    assert board.beam_count() == 0
+    started = clock.now()
+    assert board.vibrate(0.8) == 0.8
+    assert clock.now() - started == pytest.approx(0.8)  # waited for the motor
+    assert not board.status().vibrating and not end.hal.vibrating
+    assert board.vibrate(12.0, wait=False) == 5.0  # capped on the board
+    assert "tray board on in-process board" in board.describe()
+
+
+def test_release_is_timed_on_the_board_and_fires_once(rig) -> None:
+    clock, end, link = rig
+    funnel = SerialFunnelRelease(link, open_angle=95, closed_angle=12, dwell_s=1.5, move_s=0.3)
+    end.hal.events.clear()
+    t0 = clock.ms()
+    funnel.release()
+    servo = [(name, value) for name, value in end.hal.events if name == "servo"]
+    assert servo == [("servo", 9500), ("servo", 1200), ("servo", None)]  # open, close, detach
+    assert funnel.last_release_number == 1
+    assert end.board.actions.count(("RELEASE", (9500, 1200, 1500, 300))) == 1
+    assert clock.ms() - t0 >= 300 + 1500 + 300
+    assert link.status().releasing is False
+
+
+def test_angles_are_clamped_to_the_calibrated_range(rig) -> None:
+    _, end, link = rig
+    funnel = SerialFunnelRelease(link, open_angle=170, closed_angle=2, min_angle=10, max_angle=120, dwell_s=0, move_s=0)
+    funnel.release()
+    assert end.board.actions[-1] == ("RELEASE", (12000, 1000, 0, 0))
+    assert end.board.closed_cdeg == 1000
+
+
+def test_lost_acknowledgement_is_retransmitted_and_not_acted_twice() -> None:
+    clock = VirtualClock()
+    end = InProcessBoard(clock=clock, seed=7)
+    link = link_over(end, clock)
+    link.hello()
+    scripted = Scripted(end, drop_reads={1, 2})  # the first two RELEASE acknowledgements vanish
+    link.transport = scripted
+    (number,) = link.request(tp.RELEASE, 9000, 1000, 100, 50)
+    assert number == 1
+    assert link.stats.retransmissions == 2
+    assert end.board.duplicates == 2
+    assert [a for a in end.board.actions if a[0] == "RELEASE"] == [("RELEASE", (9000, 1000, 100, 50))]
+    assert end.board.releases == 1
+
+
+@pytest.mark.parametrize(
+    "cmd,args,name",
+    [
+        (tp.RELEASE, (9000, 1000, 0, 0), "RELEASE"),
+        (tp.BEAM_RESET, (), "BEAM_RESET"),
+        (tp.VIBRATE, (100,), "VIBRATE"),
+        (tp.SERVO, (4500, 200), "SERVO"),
+        (tp.LEDS, (300,), "LEDS"),
+        (tp.SIM_BEAM, (3,), "SIM_BEAM"),
+    ],
+)
+def test_a_duplicate_frame_gets_the_same_answer_without_acting(cmd, args, name) -> None:
+    hal = SimHal(clock=lambda: 0, seed=1)
+    board = Board(hal, record_actions=True)
+    board.handle_frame(1, tp.HELLO, tp.pack_request(tp.HELLO, 1, 3000, 1000))
+    frame = (2, cmd, tp.pack_request(cmd, *args))
+    first = board.handle_frame(*frame)
+    again = board.handle_frame(*frame)
+    assert first == again
+    assert tp.split_response(tp.decode_all(first)[0][2])[0] == tp.OK
+    assert [a[0] for a in board.actions] == [name]
+    # the same command as a *new* command (next seq) is carried out again
+    board.tick()  # a zero-length release: open -> closed
+    board.tick()  # closed -> detached, done
+    board.handle_frame(3, tp.STATUS, b"")
+    board.handle_frame(4, *frame[1:])
+    assert [a[0] for a in board.actions] == [name, name]
+
+
+def test_nak_triggers_an_early_retransmission(rig) -> None:
+    clock, end, link = rig
+    link.transport = Scripted(end, corrupt_writes={1})
+    t0 = clock.now()
+    link.request(tp.LEDS, 500)
+    assert link.stats.naks == 1 and link.stats.retransmissions == 1
+    assert clock.now() - t0 < link.timeout_s  # no waiting for the timeout
+    assert end.board.actions.count(("LEDS", (500,))) == 1
+
+
+def test_no_answer_gives_a_clear_error_after_backoff() -> None:
+    clock = VirtualClock()
+    port = Silent(clock)
+    link = link_over(port, clock, timeout_s=0.2, retries=5, max_timeout_s=2.0)
+    t0 = clock.now()
+    with pytest.raises(LinkError, match=r"silent port did not answer HELLO \(seq 1\) after 6 tries over 7\.0 s"):
+        link.hello()
+    assert port.writes == 6
+    assert clock.now() - t0 == pytest.approx(0.2 + 0.4 + 0.8 + 1.6 + 2.0 + 2.0)
+    assert isinstance(LinkError("x"), OSError)
+
+
+def test_board_reset_is_noticed_and_the_command_not_replayed(rig) -> None:
+    _, end, link = rig
+    board = SerialTrayBoard(link)
+    board.set_leds(0.5)
+    end.reset(seed=0xBEEF)
+    with pytest.raises(BoardResetError, match="1234abcd -> 0000beef"):
+        board.set_leds(0.75)
+    assert end.board.actions == []  # nothing was done on the new board
+    board.set_leds(0.75)  # the next command opens a new session and works
+    assert end.board.actions == [("LEDS", (750,))]
+    assert link.info is not None and link.info.boot_id == 0xBEEF
+
+
+def test_reset_noticed_by_ping(rig) -> None:
+    _, end, link = rig
+    end.reset(seed=99)
+    with pytest.raises(BoardResetError):
+        link.ping()
+
+
+def test_refusals_and_busy_are_reported(rig) -> None:
+    _, _, link = rig
+    with pytest.raises(BoardRejectedError, match="refused LEDS: BAD_VALUE") as err:
+        link.request(tp.LEDS, 1001)
+    assert isinstance(err.value, ValueError)
+    link.request(tp.RELEASE, 9000, 1000, 1000, 100)
+    with pytest.raises(BoardBusyError):
+        link.request(tp.RELEASE, 9000, 1000, 1000, 100)
+    with pytest.raises(BoardBusyError):
+        link.request(tp.SERVO, 9000, 100)
+    board = SerialTrayBoard(link)
+    with pytest.raises(ValueError, match="LED level"):
+        board.set_leds(1.5)
+    with pytest.raises(ValueError, match="vibration"):
+        board.vibrate(-1)
+
+
+def test_release_that_cannot_be_confirmed_is_a_release_error() -> None:
+    clock = VirtualClock()
+    link = link_over(Silent(clock), clock, retries=1)
+    with pytest.raises(LinkError):
+        SerialFunnelRelease(link)  # the handshake itself fails, loudly
+    end = InProcessBoard(clock=clock)
+    link = link_over(end, clock, retries=1)
+    funnel = SerialFunnelRelease(link, dwell_s=0.1, move_s=0.1)
+    link.transport = Silent(clock)
+    with pytest.raises(ReleaseError, match="may or may not have opened"):
+        funnel.release()
+
+
+def test_host_silence_puts_the_board_in_its_safe_state() -> None:
+    now = [0]
+    hal = SimHal(clock=lambda: now[0], seed=3)
+    board = Board(hal, record_actions=True)
+    board.handle_frame(1, tp.HELLO, tp.pack_request(tp.HELLO, 1, 1000, 1500))
+    board.handle_frame(2, tp.LEDS, tp.pack_request(tp.LEDS, 800))
+    board.handle_frame(3, tp.VIBRATE, tp.pack_request(tp.VIBRATE, 5000))
+    board.handle_frame(4, tp.SERVO, tp.pack_request(tp.SERVO, 9000, 10000))
+    now[0] = 999
+    board.tick()
+    assert (hal.leds, hal.vibrating, hal.servo) == (800, True, 9000)
+    now[0] = 1000
+    board.tick()
+    assert (hal.leds, hal.vibrating, hal.servo) == (0, False, 1500)  # closed, off, off
+    now[0] = 1000 + 500
+    board.tick()
+    assert hal.servo is None  # held at closed, then detached
+    flags, *_rest, trips = tp.unpack_result(
+        tp.STATUS, tp.split_response(tp.decode_all(board.handle_frame(5, tp.STATUS, b""))[0][2])[1]
+    )
+    assert flags & tp.FLAG_SAFE and trips == 1
+    flags = tp.unpack_result(tp.STATUS, tp.split_response(tp.decode_all(board.handle_frame(6, tp.STATUS, b""))[0][2])[1])[0]
+    assert not flags & tp.FLAG_SAFE  # reported once
+
+
+def test_before_hello_only_hello_and_ping_are_served() -> None:
+    board = Board(SimHal(clock=lambda: 0, seed=5))
+    response = tp.decode_all(board.handle_frame(1, tp.LEDS, tp.pack_request(tp.LEDS, 10)))[0]
+    assert tp.split_response(response[2])[0] == tp.NO_SESSION
+    response = tp.decode_all(board.handle_frame(2, tp.PING, b""))[0]
+    assert tp.split_response(response[2])[0] == tp.OK
+    response = tp.decode_all(board.handle_frame(3, tp.HELLO, tp.pack_request(tp.HELLO, 2, 1000, 0)))[0]
+    status, data = tp.split_response(response[2])
+    assert status == tp.VERSION and tp.unpack_result(tp.HELLO, data)[0] == tp.PROTOCOL_VERSION
+
+
+def test_servo_hold_is_limited_on_the_board() -> None:
+    now = [0]
+    hal = SimHal(clock=lambda: now[0], seed=5)
+    board = Board(hal)
+    board.handle_frame(1, tp.HELLO, tp.pack_request(tp.HELLO, 1, 60000, 1000))
+    board.handle_frame(2, tp.SERVO, tp.pack_request(tp.SERVO, 9000, 250))
+    now[0] = 249
+    board.tick()
+    assert hal.servo == 9000
+    now[0] = 250
+    board.tick()
+    assert hal.servo is None
+    bad = tp.decode_all(board.handle_frame(3, tp.SERVO, tp.pack_request(tp.SERVO, 9000, 20000)))[0]
+    assert tp.split_response(bad[2])[0] == tp.BAD_VALUE
+
+
+def test_heartbeat_keeps_the_board_awake_in_real_time() -> None:
+    end = InProcessBoard(seed=11)
+    link = BoardLink(end, timeout_s=0.05, heartbeat_s=0.05, silence_s=0.5)
+    link.hello()
+    link.start_heartbeat()
+    try:
+        time.sleep(0.8)
+    finally:
+        link.close()
+    assert link.stats.heartbeats >= 3
+    assert end.board.safe_trips == 0
+
+
+def test_without_heartbeat_the_board_goes_safe_in_real_time() -> None:
+    end = InProcessBoard(seed=12)
+    link = BoardLink(end, timeout_s=0.05, heartbeat_s=0, silence_s=0.5)
+    link.hello()
+    link.request(tp.LEDS, 700)
+    time.sleep(0.6)
+    status = link.status()
+    assert status.safe_tripped and status.safe_trips == 1 and status.leds == 0.0
+
+
+def test_fault_injector_validates_and_counts() -> None:
+    clock = VirtualClock()
+    with pytest.raises(ValueError, match="loss must be a probability"):
+        FaultInjectingTransport(InProcessBoard(clock=clock), loss=1.5)
+    faulty = FaultInjectingTransport(InProcessBoard(clock=clock), corrupt=1.0, seed=1)
+    link = link_over(faulty, clock, retries=2, timeout_s=0.01)
+    with pytest.raises(LinkError, match="after 3 tries"):
+        link.hello()
+    assert faulty.counts.sent_corrupted == 3
+
+
+def test_pyserial_port_that_does_not_answer(tmp_path) -> None:
+    # pyserial's loop:// hands our own frames back: never a response, so a clear error
+    with pytest.raises(LinkError, match=r"loop:// did not answer HELLO .* after 3 tries"):
+        open_link("loop://", timeout_s=0.01, retries=2)
+    with pytest.raises(LinkError, match="cannot open the tray board's serial port"):
+        open_link(str(tmp_path / "no-such-tty"))
+
+
+def test_soak_bounded() -> None:
+    """Must-show 2, bounded: 2,000 commands with 5% corruption and 5% loss each way."""
+    report = run_soak(2000, corrupt=0.05, loss=0.05, seed=3)
+    print("\n".join(report.lines()))
+    assert report.commands >= 2000
+    assert report.faults.sent_dropped > 0 and report.faults.received_corrupted > 0
+    assert report.link.retransmissions > 0 and report.duplicates_answered_from_memory > 0
+    assert (report.lost_actions, report.duplicated_actions, report.wrong_reads, report.failures) == (0, 0, 0, 0)
+    assert report.board_actions == report.expected_actions > 0
