@@ -1,0 +1,192 @@
+"""The synthetic tray renderer: geometry a counter can rely on (markers, perspective sizes),
+light casts that move colours the way real light does, reproducibility, and honest ground truth."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import geometry as geo
+from vision.synth import CameraPose, Lighting, Piece, PostFX, Scene, render, render_with_truth
+from vision.synth.camera import projector
+from vision.synth.scene import TRAY_FLOOR_MM
+
+CLEAN = PostFX(vignette=0.0, blur_sigma=0.0, noise_sigma=0.0, jpeg_quality=None)
+CENTRE = (geo.PLATE_W_MM / 2, geo.PLATE_H_MM / 2)
+
+
+def _detect(frame: np.ndarray) -> dict[int, np.ndarray]:
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, geo.MARKER_DICT))
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    corners, ids, _ = cv2.aruco.ArucoDetector(dictionary, params).detectMarkers(frame)
+    if ids is None:
+        return {}
+    return {int(i): c.reshape(4, 2) for i, c in zip(ids.ravel(), corners, strict=True)}
+
+
+@pytest.mark.parametrize(
+    "camera",
+    [
+        CameraPose(),
+        CameraPose(height_mm=270, tilt_deg=8, tilt_dir_deg=35, roll_deg=5, focal_equiv_mm=36),
+        CameraPose(height_mm=330, tilt_deg=8, tilt_dir_deg=200, roll_deg=-5, focal_equiv_mm=38),
+        CameraPose(height_mm=300, tilt_deg=6, tilt_dir_deg=120, roll_deg=3, width=1920, height=1080,
+                   focal_equiv_mm=26, aim_x_mm=4, aim_y_mm=-3),
+    ],
+)
+def test_markers_are_detected_where_the_truth_says(camera: CameraPose) -> None:
+    scene = Scene((Piece("cube", "red", 90, 80, 20),), camera, Lighting(kelvin=3500), PostFX())
+    frame, truth = render_with_truth(scene, np.random.default_rng(0))
+    assert frame.shape == (camera.height, camera.width, 3) and frame.dtype == np.uint8
+    found = _detect(frame)
+    assert sorted(found) == list(geo.MARKER_IDS)
+    for marker_id, corners in found.items():
+        err = np.linalg.norm(corners - truth.marker_corners_px[marker_id], axis=1)
+        # under a steep tilt the tray's rim may cover one inner corner (as the spec warns): the
+        # other three must sit where the projection says
+        assert np.sort(err)[2] < 1.0, f"marker {marker_id} corners off by {err.round(2)} px"
+
+
+def test_a_cube_under_the_camera_has_its_perspective_size() -> None:
+    cam = CameraPose(height_mm=300, focal_equiv_mm=36)
+    x, y = CENTRE
+    scene = Scene((Piece("cube", "yellow", x, y, 0.0),), cam, Lighting(ring_reflection=0), CLEAN)
+    frame = render(scene, np.random.default_rng(0))
+    expected = geo.CUBE_EDGE_MM * cam.focal_px / (cam.height_mm - TRAY_FLOOR_MM - geo.CUBE_EDGE_MM)
+    # sub-pixel width: how far each pixel of the middle row/column is from floor blue to cube blue
+    blue = frame[..., 0].astype(float)
+    floor_b, cube_b = blue[cam.height // 2, cam.width // 2 + 60], 67.0
+    cover = np.clip((floor_b - blue) / (floor_b - cube_b), 0, 1)
+    row = cover[cam.height // 2, cam.width // 2 - 50:cam.width // 2 + 50].sum()
+    col = cover[cam.height // 2 - 50:cam.height // 2 + 50, cam.width // 2].sum()
+    assert row == pytest.approx(expected, abs=1.0)
+    assert col == pytest.approx(expected, abs=1.0)
+
+
+def test_a_cube_off_axis_shows_a_side_face_and_a_raised_cube_looks_larger() -> None:
+    cam = CameraPose(height_mm=300, focal_equiv_mm=36)
+    x, y = CENTRE
+    proj = projector(cam)
+    from vision.synth.pieces import draw_list
+
+    floor = draw_list(Piece("cube", "red", x, y), proj)
+    off = draw_list(Piece("cube", "red", x + 60, y), proj)
+    raised = draw_list(Piece("cube", "red", x, y, z_mm=10), proj)
+    assert len(floor.polys) == 1  # straight down: only the top face
+    assert len(off.polys) == 2  # beside the axis: top and one side face
+
+    def area(poly: np.ndarray) -> float:
+        return abs(cv2.contourArea(poly.astype(np.float32)))
+
+    ratio = area(raised.polys[-1][0]) / area(floor.polys[-1][0])
+    h = cam.height_mm - TRAY_FLOOR_MM
+    assert ratio == pytest.approx(((h - 10) / (h - 20)) ** 2, rel=0.01)
+    assert raised.depth < floor.depth  # drawn later by the painter's algorithm
+
+
+def _plate_mean(frame: np.ndarray, camera: CameraPose) -> np.ndarray:
+    """Mean BGR of a patch of bare plate between markers 0 and 1."""
+    uv, _ = projector(camera).project(np.array([[geo.PLATE_W_MM / 2, 12.0, 0.0]]))
+    u, v = np.round(uv[0]).astype(int)
+    return frame[v - 8:v + 8, u - 8:u + 8].reshape(-1, 3).mean(axis=0)
+
+
+def test_colour_casts_move_the_plate_the_way_light_does() -> None:
+    cam = CameraPose()
+    means = {}
+    for kelvin in (2700, 5500, 6500):
+        scene = Scene((), cam, Lighting(kelvin=kelvin, cast_strength=0.8), CLEAN)
+        means[kelvin] = _plate_mean(render(scene, np.random.default_rng(0)), cam)
+    b, g, r = means[5500]
+    assert abs(b - r) < 8  # neutral light leaves the grey plate grey
+    warm = means[2700][2] / means[2700][0]
+    cool = means[6500][2] / means[6500][0]
+    assert warm > 1.4 * (r / b)  # warm: red up against blue
+    assert cool < r / b  # cool: blue up against red
+
+
+def test_brightness_scales_the_frame() -> None:
+    cam = CameraPose()
+    dim = _plate_mean(render(Scene((), cam, Lighting(brightness=0.7), CLEAN), np.random.default_rng(0)), cam)
+    bright = _plate_mean(render(Scene((), cam, Lighting(brightness=1.3), CLEAN), np.random.default_rng(0)), cam)
+    assert bright.mean() / dim.mean() == pytest.approx(1.3 / 0.7, rel=0.05)
+
+
+def test_an_arm_shadow_darkens_the_plate_under_it() -> None:
+    from vision.synth import Shadow
+
+    cam = CameraPose()
+    shadow = Shadow(((80.0, -50.0), (140.0, -50.0), (140.0, 40.0), (80.0, 40.0)), strength=0.4, softness_mm=4)
+    lit = _plate_mean(render(Scene((), cam, Lighting(), CLEAN), np.random.default_rng(0)), cam)
+    shaded = _plate_mean(render(Scene((), cam, Lighting(shadow=shadow), CLEAN), np.random.default_rng(0)), cam)
+    assert shaded.mean() / lit.mean() == pytest.approx(0.6, abs=0.06)
+
+
+def test_same_seed_same_frame_other_seed_other_noise() -> None:
+    from vision.synth.scatter import random_scene
+
+    scene = random_scene(np.random.default_rng(11), {"red": 6, "purple": 4})
+    a = render(scene, np.random.default_rng(5))
+    b = render(scene, np.random.default_rng(5))
+    c = render(scene, np.random.default_rng(6))
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+    assert np.abs(a.astype(int) - c.astype(int)).mean() < 6  # only the noise differs
+    again = random_scene(np.random.default_rng(11), {"red": 6, "purple": 4})
+    assert again == scene
+
+
+def test_truth_counts_what_is_visible() -> None:
+    x, y = CENTRE
+    pieces = (
+        Piece("cube", "red", x - 40, y),
+        Piece("cube", "blue", x - 40, y, z_mm=10),  # exactly on top: hides the red one
+        Piece("cube", "green", x - 10, y + 30),
+        Piece("courtier", "black", x + 10, y - 30),
+        Piece("cube", "yellow", x + 40, y - 20),
+        Piece("finger", "light", x + 40, y - 20, yaw_deg=-90, z_mm=20, size_mm=9),  # over the yellow cube
+    )
+    _, truth = render_with_truth(Scene(pieces, CameraPose(), Lighting(), CLEAN), np.random.default_rng(0))
+    frac = truth.visible_fraction
+    assert frac[0] < 0.25 and frac[1] > 0.95 and frac[2] > 0.95 and frac[3] > 0.95
+    assert frac[4] < 0.25  # under the finger
+    assert truth.cubes == {"red": 1, "blue": 1, "yellow": 1, "purple": 0, "black": 0, "green": 1}
+    assert truth.visible_cubes == {"red": 0, "blue": 1, "yellow": 0, "purple": 0, "black": 0, "green": 1}
+    assert truth.visible_courtiers["black"] == 1
+    assert truth.foreign_object
+
+
+def test_pieces_reject_bad_descriptions() -> None:
+    with pytest.raises(ValueError, match="colour"):
+        Piece("cube", "orange", 0, 0)
+    with pytest.raises(ValueError, match="player colour"):
+        Piece("courtier", "green", 0, 0)
+    with pytest.raises(ValueError, match="kind"):
+        Piece("pyramid", "red", 0, 0)
+    with pytest.raises(ValueError, match="kelvin"):
+        Lighting(kelvin=100)
+
+
+def test_a_courtier_from_above_is_round_and_a_cube_is_not() -> None:
+    x, y = CENTRE
+    cam = CameraPose(focal_equiv_mm=36)
+    scene = Scene((Piece("courtier", "red", x - 30, y), Piece("cube", "red", x + 30, y, yaw_deg=30)), cam,
+                  Lighting(ring_reflection=0), CLEAN)
+    frame = render(scene, np.random.default_rng(0))
+    mask = (frame[..., 2].astype(int) - frame[..., 0].astype(int) > 40).astype(np.uint8)
+    mask[:, :cam.width * 3 // 10] = 0  # the wooden table is reddish too: look inside the tray only
+    mask[:, cam.width * 7 // 10:] = 0
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    blobs = sorted((stats[i, cv2.CC_STAT_LEFT], i) for i in range(1, n) if 50 < stats[i, cv2.CC_STAT_AREA] < 10000)
+    assert len(blobs) == 2
+    shapes = []
+    for _, i in blobs:
+        contour, _ = cv2.findContours((labels == i).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        c = max(contour, key=cv2.contourArea)
+        shapes.append(4 * math.pi * cv2.contourArea(c) / cv2.arcLength(c, True) ** 2)
+    pawn, cube = shapes
+    assert pawn > 0.85 > cube  # circularity: a disc is ~1, a square ~0.785

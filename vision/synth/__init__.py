@@ -1,0 +1,28 @@
+"""The synthetic tray renderer: scenes of cubes, courtier pawns, coins and fingers in the clear
+tray on the marker plate, seen by a pinhole camera under a colour cast, a soft shadow, noise and
+JPEG. Used by unit tests of the counter and by the simulated camera.
+
+Typical use::
+
+    rng = np.random.default_rng(7)
+    scene = Scene(pieces=scatter_cubes({"red": 5, "blue": 3}, rng), camera=CameraPose(tilt_deg=5))
+    frame = render(scene, rng)                  # BGR uint8
+    frame, truth = render_with_truth(scene, rng)  # plus visible counts
+"""
+
+from .render import Truth, colour_cast, render, render_with_truth
+from .scene import TRAY_FLOOR_MM, CameraPose, Lighting, Piece, PostFX, Scene, Shadow
+
+__all__ = [
+    "TRAY_FLOOR_MM",
+    "CameraPose",
+    "Lighting",
+    "Piece",
+    "PostFX",
+    "Scene",
+    "Shadow",
+    "Truth",
+    "colour_cast",
+    "render",
+    "render_with_truth",
+]

@@ -1,0 +1,249 @@
+"""Render a scene into a camera frame (BGR uint8), with optional ground truth.
+
+Order of work, as light and a camera would do it: the cached static background (table, plate,
+markers, tray floor), the pieces in depth order (painter's algorithm), the tray's translucent
+walls, anything reaching in over the walls (a finger), then the light (colour cast, brightness,
+arm shadow), the lens (vignette, blur) and the sensor (noise, JPEG).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from vision import geometry as geo
+
+from .background import background
+from .camera import projector
+from .pieces import Drawn, draw_list
+from .scene import CameraPose, Lighting, PostFX, Scene, Shadow
+
+_SHIFT = 4  # sub-pixel bits for OpenCV's polygon filling
+VISIBLE_FRACTION_MIN = 0.25  # a piece at least this visible "can be asked to be counted"
+
+
+@dataclass
+class Truth:
+    """What the renderer knows about the frame it drew.
+
+    ``visible_fraction[i]`` is the share of piece i's silhouette not hidden by other pieces (or a
+    finger), as this camera sees it. ``visible_cubes`` / ``visible_courtiers`` count those at least
+    a quarter visible, in all colours, as in the development set's JSON.
+    """
+
+    visible_fraction: list[float]
+    cubes: dict[str, int]
+    courtiers: dict[str, int]
+    visible_cubes: dict[str, int]
+    visible_courtiers: dict[str, int]
+    foreign_object: bool
+    marker_corners_px: dict[int, np.ndarray] = field(default_factory=dict)
+
+
+def colour_cast(kelvin: float, strength: float) -> np.ndarray:
+    """BGR gains of a light at ``kelvin`` relative to the neutral ring light (5500 K), mixed in by
+    ``strength`` and normalised to unit luminance, so that brightness stays a separate knob.
+
+    Uses Tanner Helland's fit of the black-body colour (good to a few percent from 1000 to 40000 K).
+    """
+
+    def rgb(k: float) -> np.ndarray:
+        t = k / 100.0
+        if t <= 66:
+            r = 255.0
+            g = 99.4708025861 * math.log(t) - 161.1195681661
+            b = 0.0 if t <= 19 else 138.5177312231 * math.log(t - 10) - 305.0447927307
+        else:
+            r = 329.698727446 * (t - 60) ** -0.1332047592
+            g = 288.1221695283 * (t - 60) ** -0.0755148492
+            b = 255.0
+        return np.clip(np.array([b, g, r]), 1.0, 255.0)
+
+    ratio = rgb(kelvin) / rgb(5500.0)
+    gains = (1 - strength) + strength * ratio
+    lum = 0.114 * gains[0] + 0.587 * gains[1] + 0.299 * gains[2]
+    return (gains / lum).astype(np.float32)
+
+
+@lru_cache(maxsize=8)
+def _vignette(width: int, height: int, amount: float) -> np.ndarray:
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    r2 = ((xs - width / 2) ** 2 + (ys - height / 2) ** 2) / ((width / 2) ** 2 + (height / 2) ** 2)
+    return (1.0 - amount * r2).astype(np.float32)
+
+
+def _fill(img: np.ndarray, poly: np.ndarray, colour, aa: bool = True) -> None:  # type: ignore[no-untyped-def]
+    pts = np.round(poly * (1 << _SHIFT)).astype(np.int32)
+    cv2.fillConvexPoly(img, pts, colour, cv2.LINE_AA if aa else cv2.LINE_8, _SHIFT)
+
+
+# OpenCV's anti-aliased fill covers about 0.7 px beyond a polygon's true edge; pieces are shrunk
+# by that much about their centre so that their silhouettes keep their true size in pixels
+_AA_GROWTH_PX = 0.7
+
+
+def _draw_piece(img: np.ndarray, drawn: Drawn) -> None:
+    allp = np.vstack([p for p, _ in drawn.polys])
+    hull = cv2.convexHull(allp.astype(np.float32))
+    half = math.sqrt(max(cv2.contourArea(hull), 1e-6)) / 2
+    centre = allp.mean(axis=0)
+    k = max(0.0, 1.0 - _AA_GROWTH_PX / half)
+    polys = [(centre + (p - centre) * k, c) for p, c in drawn.polys]
+    for poly, colour in polys:
+        _fill(img, poly, colour)
+    # a cube's edges read as faint seams (bevels catch less light); drawn just inside each face
+    if len(polys[-1][0]) == 4:
+        for poly, colour in polys:
+            c = poly.mean(axis=0)
+            r = float(np.linalg.norm(poly - c, axis=1).mean())
+            inset = c + (poly - c) * max(0.0, 1.0 - 0.6 / max(r, 1e-6))
+            pts = np.round(inset * (1 << _SHIFT)).astype(np.int32)
+            dark = tuple(0.8 * c for c in colour)
+            cv2.polylines(img, [pts], True, dark, 1, cv2.LINE_AA, _SHIFT)
+
+
+def _shadow_gain(camera: CameraPose, sh: Shadow | None, shape: tuple[int, int]) -> np.ndarray | None:
+    if sh is None or sh.strength <= 0:
+        return None
+    proj = projector(camera)
+    poly = np.array(sh.polygon_mm, np.float64)
+    uv, _ = proj.project(np.column_stack([poly, np.zeros(len(poly))]))
+    mask = np.zeros(shape, np.float32)
+    cv2.fillPoly(mask, [np.round(uv * (1 << _SHIFT)).astype(np.int32)], 1.0, cv2.LINE_AA, _SHIFT)
+    sigma = max(sh.softness_mm * proj.px_per_mm() / 2, 0.5)
+    # blur at quarter size: the shadow is soft, and this keeps it cheap
+    small = cv2.resize(mask, (shape[1] // 4, shape[0] // 4), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), sigma / 4)
+    mask = cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR)
+    return 1.0 - sh.strength * mask
+
+
+def draw_scene(scene: Scene) -> tuple[np.ndarray, list[Drawn]]:
+    """The frame under neutral light, before any camera effect, and what was drawn."""
+    cam = scene.camera
+    proj = projector(cam)
+    bg = background(cam, round(scene.lighting.ring_reflection, 3))
+    img = bg.image.copy()
+    drawn = [draw_list(p, proj) for p in scene.pieces]
+    order = sorted(range(len(drawn)), key=lambda i: (drawn[i].overlay, -drawn[i].depth))
+    walls_done = False
+    for i in order:
+        if drawn[i].overlay and not walls_done:
+            for w in bg.walls:
+                w.apply(img)
+            walls_done = True
+        _draw_piece(img, drawn[i])
+    if not walls_done:
+        for w in bg.walls:
+            w.apply(img)
+    return img, drawn
+
+
+@lru_cache(maxsize=4)
+def _gain3(camera: CameraPose, vignette: float, cast: tuple[float, float, float], shadow: Shadow | None) -> np.ndarray:
+    """Vignette, arm shadow and colour cast as one cached 3-channel gain map (a simulated camera
+    renders many frames under the same light, so this is built once)."""
+    w, h = camera.width, camera.height
+    g = _vignette(w, h, vignette) if vignette else np.ones((h, w), np.float32)
+    sh = _shadow_gain(camera, shadow, (h, w))
+    if sh is not None:
+        g = g * sh
+    out = cv2.merge([g * np.float32(c) for c in cast])
+    out.setflags(write=False)
+    return out
+
+
+def apply_light(img: np.ndarray, scene: Scene) -> np.ndarray:
+    """Colour cast, brightness, arm shadow and vignette, as one gain; returns float32."""
+    light: Lighting = scene.lighting
+    cast = colour_cast(light.kelvin, light.cast_strength) * np.float32(light.brightness)
+    gain = _gain3(scene.camera, round(scene.postfx.vignette, 4), tuple(round(float(c), 4) for c in cast), light.shadow)
+    out = img.astype(np.float32)
+    out *= gain
+    return out
+
+
+def finish(img_f: np.ndarray, fx: PostFX, rng: np.random.Generator) -> np.ndarray:
+    """Lens blur, sensor noise, JPEG round trip; float32 in, uint8 BGR out."""
+    if fx.blur_sigma > 0:
+        img_f = cv2.GaussianBlur(img_f, (0, 0), fx.blur_sigma)
+    if fx.noise_sigma > 0:
+        # cv2.randn is several times faster than NumPy's normal for a full frame; it is seeded
+        # from the caller's generator, so frames stay reproducible
+        cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
+        noise = np.empty_like(img_f)
+        cv2.randn(noise, 0.0, float(fx.noise_sigma))
+        img_f += noise
+    out = np.clip(img_f, 0, 255).astype(np.uint8)
+    if fx.jpeg_quality is not None:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(fx.jpeg_quality)])
+        if not ok:  # pragma: no cover - OpenCV always encodes a valid uint8 image
+            raise RuntimeError("JPEG encoding failed")
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def render(scene: Scene, rng: np.random.Generator) -> np.ndarray:
+    """Render ``scene`` as the camera would capture it: an ``H x W x 3`` BGR ``uint8`` frame.
+
+    ``rng`` drives only the sensor noise; the same scene and seed give the same frame."""
+    img, _ = draw_scene(scene)
+    return finish(apply_light(img, scene), scene.postfx, rng)
+
+
+def _silhouette_counts(scene: Scene, drawn: list[Drawn]) -> tuple[np.ndarray, np.ndarray]:
+    """Visible and total silhouette pixels per piece, at half resolution."""
+    cam = scene.camera
+    scale = 0.5
+    h, w = int(cam.height * scale), int(cam.width * scale)
+    ids = np.zeros((h, w), np.int32)
+    order = sorted(range(len(drawn)), key=lambda i: (drawn[i].overlay, -drawn[i].depth))
+    total = np.zeros(len(drawn) + 1, np.int64)
+    for i in order:
+        polys = [p * scale for p, _ in drawn[i].polys]
+        allp = np.vstack(polys)
+        x0 = int(max(np.floor(allp[:, 0].min()) - 1, 0))
+        y0 = int(max(np.floor(allp[:, 1].min()) - 1, 0))
+        x1 = int(min(np.ceil(allp[:, 0].max()) + 2, w))
+        y1 = int(min(np.ceil(allp[:, 1].max()) + 2, h))
+        if x1 <= x0 or y1 <= y0:
+            continue
+        solo = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        for p in polys:
+            _fill(solo, p - np.array([x0, y0]), 1, aa=False)
+            _fill(ids, p, i + 1, aa=False)
+        total[i + 1] = int(solo.sum())
+    visible = np.bincount(ids.ravel(), minlength=len(drawn) + 1)
+    return visible[1:], total[1:]
+
+
+def render_with_truth(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarray, Truth]:
+    """``render`` plus the ground truth of what a camera above can be asked to count."""
+    img, drawn = draw_scene(scene)
+    frame = finish(apply_light(img, scene), scene.postfx, rng)
+    visible, total = _silhouette_counts(scene, drawn)
+    frac = [float(v / t) if t else 0.0 for v, t in zip(visible, total, strict=True)]
+    cubes = dict.fromkeys(geo.ALL_COLOURS, 0)
+    courtiers = dict.fromkeys(geo.PLAYER_COLOURS, 0)
+    vis_cubes = dict.fromkeys(geo.ALL_COLOURS, 0)
+    vis_courtiers = dict.fromkeys(geo.PLAYER_COLOURS, 0)
+    foreign = False
+    for piece, f in zip(scene.pieces, frac, strict=True):
+        if piece.kind == "cube":
+            cubes[piece.colour] += 1  # type: ignore[index]
+            vis_cubes[piece.colour] += f >= VISIBLE_FRACTION_MIN  # type: ignore[index]
+        elif piece.kind == "courtier":
+            courtiers[piece.colour] += 1  # type: ignore[index]
+            vis_courtiers[piece.colour] += f >= VISIBLE_FRACTION_MIN  # type: ignore[index]
+        else:
+            foreign = True
+    proj = projector(scene.camera)
+    corners = {
+        mid: proj.project(np.column_stack([np.array(geo.marker_corners_mm(mid)), np.zeros(4)]))[0]
+        for mid in geo.MARKER_IDS
+    }
+    return frame, Truth(frac, cubes, courtiers, vis_cubes, vis_courtiers, foreign, corners)

@@ -1,0 +1,147 @@
+"""The description of a synthetic tray scene: pieces at poses, the camera, the light, the camera's
+post-processing. Plain frozen dataclasses, so scenes can be hashed, compared and changed with
+``dataclasses.replace``.
+
+Coordinates are the plate's (``vision.geometry``): millimetres, origin at the plate's top-left
+corner as the camera sees it, x to the right, y down; heights are millimetres upwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vision import geometry as geo
+
+from .palette import PIECE_BGR, SKIN_BGR
+
+PIECE_KINDS = ("cube", "courtier", "coin", "finger")
+
+# The clear tray's floor lifts everything in it this far above the plate (the rendered
+# development set has cube centres at 7.2 mm, i.e. a 2.2 mm floor under 10 mm cubes).
+TRAY_FLOOR_MM = 2.2
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One object in the tray.
+
+    ``x_mm, y_mm``: the centre of its footprint on the plate (for a finger: its tip).
+    ``z_mm``: resting height above the tray floor (0 on the floor, 10 on top of a cube; a finger's
+    axis height, default 20, i.e. above the walls). ``yaw_deg``: rotation about the vertical (for a
+    finger: the direction it points, 0 = +x). ``tilt_deg`` about a horizontal axis at
+    ``tilt_axis_deg`` tips a cube leaning on another one. ``size_mm``: cube edge, coin diameter,
+    courtier base, finger radius (None: the standard size). ``shade`` scales the albedo a little,
+    as wooden pieces differ. ``colour``: one of the six colours for cubes and courtiers
+    (courtiers: player colours), ``None`` for a coin, a skin tone (light/medium/dark) for a finger.
+    """
+
+    kind: str
+    colour: str | None
+    x_mm: float
+    y_mm: float
+    yaw_deg: float = 0.0
+    z_mm: float = 0.0
+    tilt_deg: float = 0.0
+    tilt_axis_deg: float = 0.0
+    size_mm: float | None = None
+    shade: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in PIECE_KINDS:
+            raise ValueError(f"unknown piece kind {self.kind!r}; expected one of {PIECE_KINDS}")
+        if self.kind == "cube" and self.colour not in PIECE_BGR:
+            raise ValueError(f"a cube needs one of the colours {tuple(PIECE_BGR)}, got {self.colour!r}")
+        if self.kind == "courtier" and self.colour not in geo.PLAYER_COLOURS:
+            raise ValueError(f"a courtier needs a player colour {geo.PLAYER_COLOURS}, got {self.colour!r}")
+        if self.kind == "finger" and self.colour is not None and self.colour not in SKIN_BGR:
+            raise ValueError(f"a finger's colour is a skin tone {tuple(SKIN_BGR)} or None, got {self.colour!r}")
+
+    @property
+    def size(self) -> float:
+        if self.size_mm is not None:
+            return self.size_mm
+        return {"cube": geo.CUBE_EDGE_MM, "courtier": geo.COURTIER_BASE_MM, "coin": 20.0, "finger": 8.0}[self.kind]
+
+    @property
+    def height_mm(self) -> float:
+        """Height of the piece's own body (without ``z_mm``)."""
+        return {"cube": self.size, "courtier": geo.COURTIER_HEIGHT_MM, "coin": 2.0, "finger": 2 * self.size}[self.kind]
+
+
+@dataclass(frozen=True)
+class CameraPose:
+    """A pinhole camera above the plate.
+
+    The optical axis passes through the aim point (plate centre + ``aim_*_mm``); the camera sits
+    ``height_mm`` above the plate, displaced from the vertical over the aim point by ``tilt_deg``
+    towards the plate direction ``tilt_dir_deg`` (0 = +x, 90 = +y), then rolled ``roll_deg`` about
+    its axis. ``focal_equiv_mm`` is the 36 mm-equivalent focal length across the frame's width
+    (as in the development set's JSON), so the focal length in pixels is
+    ``focal_equiv_mm / 36 * width``.
+    """
+
+    height_mm: float = 300.0
+    tilt_deg: float = 0.0
+    tilt_dir_deg: float = 0.0
+    roll_deg: float = 0.0
+    width: int = 1280
+    height: int = 960
+    focal_equiv_mm: float = 32.0
+    aim_x_mm: float = 0.0
+    aim_y_mm: float = 0.0
+
+    @property
+    def focal_px(self) -> float:
+        return self.focal_equiv_mm / 36.0 * self.width
+
+
+@dataclass(frozen=True)
+class Shadow:
+    """A soft shadow (a player's arm) on everything: a polygon on the plate in millimetres,
+    darkening by ``strength`` (0..1) inside, blurred over ``softness_mm``."""
+
+    polygon_mm: tuple[tuple[float, float], ...]
+    strength: float = 0.35
+    softness_mm: float = 12.0
+
+
+@dataclass(frozen=True)
+class Lighting:
+    """Room light over the ring light: a colour temperature cast (mixed in by ``cast_strength``),
+    an overall brightness, an optional arm shadow, and the ring light's reflection in the clear
+    tray floor (0 = none, 1 = as strong as in the development set)."""
+
+    kelvin: float = 5500.0
+    cast_strength: float = 0.6
+    brightness: float = 1.0
+    shadow: Shadow | None = None
+    ring_reflection: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not 1500 <= self.kelvin <= 12000:
+            raise ValueError(f"kelvin {self.kelvin} is outside 1500..12000")
+        if not 0 < self.brightness <= 3:
+            raise ValueError(f"brightness {self.brightness} is outside (0, 3]")
+
+
+@dataclass(frozen=True)
+class PostFX:
+    """What the camera does to the image: vignette (relative darkening at the corners), Gaussian
+    blur (sigma in px), Gaussian noise (sigma in grey levels), an optional JPEG round trip."""
+
+    vignette: float = 0.15
+    blur_sigma: float = 0.6
+    noise_sigma: float = 2.0
+    jpeg_quality: int | None = 92
+
+
+@dataclass(frozen=True)
+class Scene:
+    pieces: tuple[Piece, ...] = ()
+    camera: CameraPose = field(default_factory=CameraPose)
+    lighting: Lighting = field(default_factory=Lighting)
+    postfx: PostFX = field(default_factory=PostFX)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.pieces, tuple):  # accept lists, keep the scene hashable
+            object.__setattr__(self, "pieces", tuple(self.pieces))
