@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from engine.colours import is_player_colour
 from engine.counts import Counts, add, get, nonzero
 
 COURTIERS_PER_PLAYER = 7
@@ -57,6 +58,8 @@ def convert_from_tray(
     Returns the conversion and the tray afterwards (unchanged when it is not performed).
     """
     _check_size(armies)
+    if not is_player_colour(player):
+        raise ValueError(f"{player!r} is not a player colour: only players convert armies into courtiers")
     in_tray = get(tray, player)
     if in_tray < armies:
         return Conversion(False, 0, 0, f"only {in_tray} {player} cubes lie in the tray"), nonzero(tray)

@@ -59,13 +59,14 @@ _FORBIDDEN: dict[str, Any] = {"not": {}}
 
 
 def _per_kind(kind: str) -> dict[str, Any]:
-    forbidden = {key: _FORBIDDEN for key, kinds in _ONLY_FOR.items() if kind not in kinds}
-    then: dict[str, Any] = {"required": _REQUIRED[kind], "properties": forbidden}
-    if kind != "attack":  # revolts are against a player; the initial fill has no defender at all
-        then["properties"] = {**forbidden}
-        if "defender" not in forbidden:
-            then["properties"]["defender"] = _PLAYER
-    return {"if": {"properties": {"battle": {"const": kind}}, "required": ["battle"]}, "then": then}
+    """The keys one kind of battle requires, and those it must not have."""
+    properties: dict[str, Any] = {key: _FORBIDDEN for key, kinds in _ONLY_FOR.items() if kind not in kinds}
+    if kind in ("revolt", "winter_revolt"):
+        properties["defender"] = _PLAYER  # a revolt is always against a player, never neutral
+    return {
+        "if": {"properties": {"battle": {"const": kind}}, "required": ["battle"]},
+        "then": {"required": _REQUIRED[kind], "properties": properties},
+    }
 
 
 BATTLE_SCHEMA: dict[str, Any] = {
