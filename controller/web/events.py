@@ -42,6 +42,11 @@ class EventHub:
         self._thread = threading.Thread(target=self._pump, name="tower-web-events", daemon=True)
         self._thread.start()
 
+    def end_streams(self) -> None:
+        """End every open stream now (the server is shutting down and waits for its connections)."""
+        self._closed.set()
+        self._broadcast(_CLOSE)
+
     def close(self) -> None:
         """Stop the pump, end every open stream, and give the table its queue back."""
         self._closed.set()

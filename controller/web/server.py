@@ -21,11 +21,23 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
+class _Server(uvicorn.Server):
+    """uvicorn waits for open connections before the app's shutdown runs, and an event stream never
+    ends by itself: so the streams are ended first, and the watchers' pages reconnect to the next
+    server."""
+
+    async def shutdown(self, sockets: Any = None) -> None:
+        hub = getattr(getattr(self.config.app, "state", None), "hub", None)
+        if hub is not None:
+            hub.end_streams()
+        await super().shutdown(sockets=sockets)
+
+
 def make_server(app: Any, host: str, port: int, log_level: str = "info") -> uvicorn.Server:
-    """A uvicorn server for ``app``; open event streams get one second to end on shutdown."""
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=1,
+    """A uvicorn server for ``app`` that ends the open event streams when it shuts down."""
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=3,
                             access_log=False)
-    return uvicorn.Server(config)
+    return _Server(config)
 
 
 class BackgroundServer:
