@@ -190,3 +190,18 @@ def test_a_courtier_from_above_is_round_and_a_cube_is_not() -> None:
         shapes.append(4 * math.pi * cv2.contourArea(c) / cv2.arcLength(c, True) ** 2)
     pawn, cube = shapes
     assert pawn > 0.85 > cube  # circularity: a disc is ~1, a square ~0.785
+
+
+def test_motion_ends_exactly_at_the_settled_scene_and_new_cubes_fall_in() -> None:
+    from vision.synth import motion_scenes, scatter_cubes
+
+    rng = np.random.default_rng(2)
+    before = Scene(tuple(scatter_cubes({"red": 3}, rng)), CameraPose(), Lighting(), CLEAN)
+    after = Scene(before.pieces + tuple(scatter_cubes({"blue": 2}, rng, existing=before.pieces)),
+                  CameraPose(), Lighting(), CLEAN)
+    frames = motion_scenes(before, after, 5, rng, sub_steps=2)
+    assert len(frames) == 5 and all(len(f) == 2 for f in frames)
+    assert frames[-1][-1] == after
+    first = frames[0][0].pieces
+    assert first[:3] == before.pieces  # the cubes already lying there do not move
+    assert all(p.z_mm > 5 for p in first[3:])  # the new ones are still in the air

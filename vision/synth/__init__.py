@@ -10,7 +10,22 @@ Typical use::
     frame, truth = render_with_truth(scene, rng)  # plus visible counts
 """
 
+from .motion import motion_scenes, render_motion
 from .render import Truth, colour_cast, render, render_with_truth
+from .scatter import (
+    arm_shadow,
+    cluster_of_cubes,
+    coin,
+    courtier,
+    cube_on_cube,
+    finger,
+    random_camera,
+    random_lighting,
+    random_postfx,
+    random_scene,
+    row_of_cubes,
+    scatter_cubes,
+)
 from .scene import TRAY_FLOOR_MM, CameraPose, Lighting, Piece, PostFX, Scene, Shadow
 
 __all__ = [
@@ -22,7 +37,21 @@ __all__ = [
     "Scene",
     "Shadow",
     "Truth",
+    "arm_shadow",
+    "cluster_of_cubes",
+    "coin",
     "colour_cast",
+    "courtier",
+    "cube_on_cube",
+    "finger",
+    "motion_scenes",
+    "random_camera",
+    "random_lighting",
+    "random_postfx",
+    "random_scene",
     "render",
+    "render_motion",
     "render_with_truth",
+    "row_of_cubes",
+    "scatter_cubes",
 ]
