@@ -39,6 +39,9 @@ GATE_BACKGROUND = 25.0
 # model is widened along the direction in Lab that a change of brightness moves it (a physical
 # degree of freedom, not a tuned threshold): one standard deviation is this much in log brightness.
 BRIGHTNESS_SIGMA = 0.25
+# The floor also takes an arm's soft shadow (down to about half the light): its model is widened
+# along brightness by this much more.
+SHADOW_SIGMA = 0.35
 
 
 # The tray floor is seen through clear plastic that mirrors the ring light (a bright ring on the
@@ -107,7 +110,7 @@ class PixelClassifier:
     def _classify_lab(self, lab: np.ndarray) -> np.ndarray:
         # Courtier pawns are told from cubes by shape, not colour: their pixels join the cube colours.
         models: list[tuple[int, ColourModel, float]] = [
-            (BACKGROUND, tint_tolerant(self.profile.background), GATE_BACKGROUND)
+            (BACKGROUND, tint_tolerant(brightness_tolerant(self.profile.background, SHADOW_SIGMA)), GATE_BACKGROUND)
         ]
         models += [(COLOUR_CODES[c], tint_tolerant(brightness_tolerant(m), self._tint_share(m)), GATE_COLOUR) for c, m in self.profile.colours.items()]
         scores = np.empty((len(models), len(lab)))

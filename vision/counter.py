@@ -48,6 +48,7 @@ MIN_FACE_AREA_MM2 = 0.2 * FACE_AREA_MM2
 # A visible face, whole or partly hidden, is a convex patch; the dark crevices and shadows between
 # cubes that can pass for black are ragged. Cores filling less of their convex hull are not faces.
 MIN_SOLIDITY = 0.6
+PAWN_ROUNDNESS = 0.8
 # Something that matches no colour and is wider than any cube face (inscribed radius > 5 mm) is
 # foreign: a coin (20 mm), a fingertip (~16 mm).
 FOREIGN_RADIUS_MM = 5.5
@@ -239,7 +240,8 @@ class TrayCounter:
     def _looks_like_pawn(self, core: _Core) -> bool:
         top, pawn = self._top_l[core.colour], self._pawn_l[core.colour]
         darker = abs(core.lightness - pawn) < abs(core.lightness - top)
-        return core.roundness > 0.6 and core.squareness < 0.85 and core.area_mm2 < 0.9 * FACE_AREA_MM2 and darker
+        # A disc fills ~100 % of its enclosing circle, a square face 64 %, a partly hidden face less.
+        return core.roundness > PAWN_ROUNDNESS and core.area_mm2 < 0.9 * FACE_AREA_MM2 and darker
 
     def _detection(self, kind: str, colour: str | None, contour_view: np.ndarray, pose: PlatePose,
                    count: int = 1, score: float = 1.0, note: str | None = None) -> Detection:
