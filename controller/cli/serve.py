@@ -54,7 +54,17 @@ def _serve(args: argparse.Namespace) -> int:
         shown = "localhost" if args.host in ("0.0.0.0", "::") else args.host
         print(f"Serving the table on http://{shown}:{args.port}/ (listening on {args.host})")
         print(f"Host PIN: {pin}", flush=True)
-        make_server(app, args.host, args.port).run()
+        # Under systemd (Type=notify, WatchdogSec): READY now that the devices are open, then
+        # WATCHDOG pings only while they stay healthy (docs/raspberry-pi.md). A no-op elsewhere.
+        from hardware.watchdog import ServiceWatchdog, station_health_checks
+
+        watchdog = ServiceWatchdog(station_health_checks(getattr(table, "station", None)))
+        watchdog.ready()
+        watchdog.start()
+        try:
+            make_server(app, args.host, args.port).run()
+        finally:
+            watchdog.stop()
     finally:
         close = getattr(table, "close", None)
         if close is not None:
