@@ -46,9 +46,9 @@ class Scene:
     def __init__(self) -> None:
         w, h = _mm(g.PLATE_W_MM, g.PLATE_H_MM)
         self.img = np.full((h, w, 3), PLATE, np.uint8)
-        l, t, r, b = g.TRAY_INNER_MM
-        cv2.rectangle(self.img, _mm(l - 2, t - 2), _mm(r + 2, b + 2), (150, 150, 150), -1)
-        cv2.rectangle(self.img, _mm(l, t), _mm(r, b), FLOOR, -1)
+        x0, y0, x1, y1 = g.TRAY_INNER_MM
+        cv2.rectangle(self.img, _mm(x0 - 2, y0 - 2), _mm(x1 + 2, y1 + 2), (150, 150, 150), -1)
+        cv2.rectangle(self.img, _mm(x0, y0), _mm(x1, y1), FLOOR, -1)
         dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
         side = int(round(g.MARKER_SIZE_MM * PPM))
         for mid, (x, y) in g.MARKER_CENTRES_MM.items():
@@ -86,8 +86,8 @@ class Scene:
 
     def finger(self) -> Scene:
         """A finger reaching in over the bottom wall from outside the plate."""
-        l, t, r, b = g.TRAY_INNER_MM
-        cv2.line(self.img, _mm(100, g.PLATE_H_MM + 5), _mm(100, b - 30), (60, 95, 150), int(16 * PPM))
+        bottom = g.TRAY_INNER_MM[3]
+        cv2.line(self.img, _mm(100, g.PLATE_H_MM + 5), _mm(100, bottom - 30), (60, 95, 150), int(16 * PPM))
         return self
 
     def frame(self, cast: tuple[float, float, float] = (1.0, 1.0, 1.0), roll_deg: float = 3.0,
@@ -154,8 +154,8 @@ def test_a_cluster_of_touching_cubes_is_split(counter: TrayCounter) -> None:
 
 
 def test_cubes_against_the_walls_are_counted(counter: TrayCounter) -> None:
-    l, t, r, b = g.TRAY_INNER_MM
-    s = Scene().cube("blue", l + 5.2, t + 5.2).cube("blue", r - 5.2, b - 5.2).cube("yellow", l + 30, b - 5.2)
+    x0, y0, x1, y1 = g.TRAY_INNER_MM
+    s = Scene().cube("blue", x0 + 5.2, y0 + 5.2).cube("blue", x1 - 5.2, y1 - 5.2).cube("yellow", x0 + 30, y1 - 5.2)
     reading = counter.count(s.frame())
     assert reading.cubes == _only(reading.cubes, blue=2, yellow=1)
 
