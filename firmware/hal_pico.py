@@ -14,12 +14,19 @@ SERVO_PIN = 15
 BEAM_PIN = 14
 LED_PIN = 16
 VIBRATION_PIN = 17
+REPL_PIN = 22  # tied to GND at power-up: main.py stays out of the way and leaves the REPL
 
 SERVO_HZ = 50
 SERVO_MIN_US = 500  # pulse width at 0 degrees
 SERVO_MAX_US = 2500  # pulse width at 180 degrees
 LED_HZ = 1000
 BEAM_DEBOUNCE_US = 1000  # edges closer than this are one cube (receiver ringing)
+
+
+def repl_requested():
+    """True when the REPL jumper (GP22 to GND) is fitted: the way back to a REPL once main.py
+    owns the USB port, since the link disables Ctrl-C."""
+    return Pin(REPL_PIN, Pin.IN, Pin.PULL_UP).value() == 0
 
 
 class PicoHal:

@@ -34,10 +34,13 @@ def _sleep_ms(ms):
 
 
 def make_hal():
-    """The HAL for this platform and a short platform name for HELLO."""
+    """The HAL for this platform and a short platform name for HELLO (``None`` for the HAL when the
+    Pico's REPL jumper asks the firmware to stay out of the way)."""
     if sys.platform == "rp2":
         import hal_pico
 
+        if hal_pico.repl_requested():
+            return None, "rp2"
         return hal_pico.PicoHal(), "rp2"
     try:
         import hal_sim
@@ -90,6 +93,9 @@ class StdioPort:
 
 def run():
     hal, platform = make_hal()
+    if hal is None:
+        print("tray-fw: REPL jumper fitted; the link is not started")
+        return
     board = tray_board.Board(hal, platform)
     port = StdioPort()
     wdt = hal.watchdog(WATCHDOG_MS)

@@ -100,13 +100,16 @@ def test_codec_passes_the_shared_vectors_under_micropython(micropython: str, tmp
 
 FAKE_MACHINE = '''
 log = []
+grounded = set()
 class Pin:
     IN = 0; OUT = 1; PULL_UP = 2; IRQ_FALLING = 4
     def __init__(self, n, mode=None, pull=None, value=None):
         self.n = n
         if value is not None:
             log.append(("pin", n, value))
-    def value(self, v):
+    def value(self, v=None):
+        if v is None:
+            return 0 if self.n in grounded else 1
         log.append(("pin", self.n, v))
     def irq(self, trigger=None, handler=None, hard=False):
         log.append(("irq", self.n, trigger, hard))
@@ -144,6 +147,9 @@ beam.handler(beam)
 hal.watchdog(2000)
 print(machine.log)
 print(hal.beam_total())
+print(hal_pico.repl_requested())
+machine.grounded.add(hal_pico.REPL_PIN)
+print(hal_pico.repl_requested())
 """
 
 
@@ -161,6 +167,7 @@ def test_pico_hal_drives_the_pins(micropython: str, tmp_path: Path) -> None:
     assert "('pin', 17, 1)" in log and "('pin', 17, 0)" in log  # vibration motor on GP17
     assert "('wdt', 2000)" in log
     assert out[1] == "2"  # two cubes: the bounce was debounced
+    assert out[2:] == ["False", "True"]  # the REPL jumper on GP22
 
 
 @pytest.fixture

@@ -51,6 +51,7 @@ class LinkStats:
     stale_responses: int = 0
     failures: int = 0
     heartbeats: int = 0
+    rejected_frames: int = 0  # received frames that failed the header or CRC check
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,9 @@ class BoardLink:
                     self.stats.timeouts += 1
                     break
                 nak = False
-                for rseq, rcmd, rpayload in self._decoder.feed(self.transport.read_some(remaining)):
+                received = self._decoder.feed(self.transport.read_some(remaining))
+                self.stats.rejected_frames = self._decoder.bad_crc + self._decoder.bad_header
+                for rseq, rcmd, rpayload in received:
                     if rcmd == tp.NAK:
                         nak = True
                     elif rseq == seq and rcmd == cmd | tp.RESPONSE_BIT and rpayload:
