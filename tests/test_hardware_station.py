@@ -119,3 +119,23 @@ def test_firmware_station_drop_counts_on_the_firmware_beam(tmp_path: Path) -> No
         with pytest.raises(BoardResetError):
             st.board.beam_count()
         assert st.board.beam_count() == 0
+
+
+@pytest.mark.micropython
+def test_firmware_station_through_a_noisy_link(tmp_path: Path) -> None:
+    """[sim.faults] serial_corrupt/serial_loss reach the link: retransmissions, yet every release
+    happens exactly once (the firmware's own release counter agrees)."""
+    cfg = _cfg(tmp_path, "sim-firmware.toml").replace(
+        sim={"faults": {"serial_corrupt": 0.1, "serial_loss": 0.1}}, board={"timeout_s": 0.1, "retries": 8},
+        funnel={"dwell_s": 0.1, "move_s": 0.05})
+    with open_station(cfg) as st:
+        assert st.sim is not None and st.board is not None
+        inner = st.board.inner  # type: ignore[attr-defined]
+        st.board.reset_beam()
+        for _ in range(3):
+            st.sim.load_funnel({"blue": 4})
+            st.funnel.release()
+        came_out = sum(st.sim.tray_contents().values())
+        assert st.board.beam_count() == came_out
+        assert inner.status().releases == 3 == st.sim.release_count
+        assert inner.link.stats.retransmissions > 0
