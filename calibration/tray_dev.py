@@ -1,0 +1,72 @@
+"""Scoring the counter on a folder of rendered scenes with ground truth (the tray_dev layout).
+
+``calibration/`` holds the calibration shots (``empty.jpg``, ``<colour>_<n>.jpg``,
+``courtier_<colour>.jpg``) and ``test/`` the scenes, each with a JSON of its true contents. Used by
+``bench/tray_dev_table.py`` and the data-driven tests.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from calibration.learn import learn_profile
+from vision.counter import TrayCounter
+from vision.geometry import ALL_COLOURS, PLAYER_COLOURS
+from vision.imageio import read_image
+from vision.profile import ColourProfile
+
+
+@dataclass
+class SceneResult:
+    name: str
+    usable: bool
+    foreign: str | None
+    ok: bool
+    counted: str
+    truth: str
+    confidence: float
+    cubes: dict[str, int]
+    visible_cubes: dict[str, int]
+    courtiers: dict[str, int]
+    visible_courtiers: dict[str, int]
+    reason: str | None
+
+
+def calibration_profile(root: Path) -> ColourProfile:
+    """Learn a profile from ``root/calibration`` (every ``<colour>_*.jpg`` shot, the courtiers)."""
+    cal = root / "calibration"
+    samples = {c: [read_image(p) for p in sorted(cal.glob(f"{c}_*.jpg"))] for c in ALL_COLOURS}
+    courtiers = {c: [read_image(p)] for c in PLAYER_COLOURS if (p := cal / f"courtier_{c}.jpg").exists()}
+    profile, _ = learn_profile(read_image(cal / "empty.jpg"), samples, courtiers)
+    return profile
+
+
+def _fmt(cubes: dict[str, int], court: dict[str, int]) -> str:
+    c = " ".join(str(cubes.get(k, 0)) for k in ALL_COLOURS)
+    p = ",".join(f"{k}:{v}" for k, v in court.items() if v)
+    return f"{c} | {p or '-'}"
+
+
+def evaluate_tray_dev(root: Path, counter: TrayCounter | None = None) -> list[SceneResult]:
+    counter = counter or TrayCounter(calibration_profile(root))
+    rows = []
+    for meta_path in sorted((root / "test").glob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        image = meta_path.with_name(meta.get("image", meta_path.stem + ".jpg"))
+        reading = counter.count(read_image(image))
+        vis = {c: int(meta["visible_cubes"].get(c, 0)) for c in ALL_COLOURS}
+        vis_court = {c: int(meta.get("visible_courtiers", {}).get(c, 0)) for c in PLAYER_COLOURS}
+        foreign = (meta.get("foreign_detail") or {}).get("type") if meta.get("foreign_object") else None
+        if reading.usable:
+            ok = reading.cubes == vis and reading.courtiers == vis_court
+        else:
+            ok = foreign is not None
+        rows.append(SceneResult(
+            meta_path.stem, reading.usable, foreign, ok,
+            _fmt(reading.cubes, reading.courtiers) if reading.usable else f"unusable: {(reading.reason or '')[:30]}",
+            _fmt(vis, vis_court), reading.confidence, dict(reading.cubes), vis, dict(reading.courtiers),
+            vis_court, reading.reason,
+        ))
+    return rows
