@@ -75,7 +75,10 @@ class StdioPort:
             if not events:
                 break
             if events[0][1] & (select.POLLHUP | select.POLLERR) and not events[0][1] & select.POLLIN:
-                _sleep_ms(timeout_ms)  # nobody on the other end; keep the timers running
+                if sys.platform != "rp2":
+                    # On a host pty this means whoever ran us is gone: nobody can reach us again.
+                    raise SystemExit("tray-fw: the host closed the pseudo-terminal")
+                _sleep_ms(timeout_ms)  # USB unplugged from a powered board: keep the timers running
                 break
             byte = self._in.read(1)
             if not byte:
