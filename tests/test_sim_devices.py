@@ -136,3 +136,19 @@ def test_rendered_frames_move_then_settle(table: SimTable) -> None:
     noise = np.abs(still_before[0] - still_before[1]).mean()
     assert max(diffs[:2]) > 3 * noise, "cubes still rolling change the picture"
     assert diffs[-1] < 1.5 * noise + 0.5, "then only noise changes"
+
+
+def test_settle_detector_waits_for_the_rolling_cubes(table: SimTable) -> None:
+    """The frames right after a release move enough for vision's settle detection, then go still."""
+    pytest.importorskip("vision.synth")
+    settle = pytest.importorskip("vision.settle")
+    from hardware.sim.camera import SimCamera
+
+    cam = SimCamera(table, width=320, height=240, seed=5)
+    table.load_funnel({"red": 8, "blue": 8, "green": 6})
+    table.release()
+    detector = settle.SettleDetector(still_frames=2, timeout_s=100.0)
+    states = [detector.update(cam.capture(), float(i)) for i in range(table.motion_frames + 4)]
+    first_settled = next(i for i, s in enumerate(states) if s.settled)
+    assert all(s.motion > detector.motion_fraction for s in states[1:table.motion_frames])
+    assert first_settled >= table.motion_frames + 1
