@@ -19,13 +19,19 @@ Typical use (what ``[board] backend = "serial"`` / ``"firmware-pty"`` maps onto)
 from __future__ import annotations
 
 from firmware import tray_protocol as tp
-from hardware.errors import LinkError, ReleaseError
+from hardware.errors import BoardResetError, LinkError, ReleaseError
 from hardware.interfaces import BoardInfo, FunnelRelease, TrayBoard
 from hardware.link.client import BoardBusyError, BoardLink, BoardStatus, open_link
 
 __all__ = ["SerialFunnelRelease", "SerialTrayBoard", "open_link"]
 
 POLL_S = 0.05  # how often a release in progress is polled
+
+
+def _release_error(message: str, released: bool | None) -> ReleaseError:
+    error = ReleaseError(message)
+    error.released = released  # type: ignore[attr-defined]
+    return error
 
 
 class SerialTrayBoard(TrayBoard):
@@ -124,6 +130,7 @@ class SerialFunnelRelease(FunnelRelease):
         self.closed_angle = self._clamp(closed_angle)
         self.dwell_s, self.move_s = dwell_s, move_s
         self.last_release_number: int | None = None
+        self._releases: int | None = None  # the board's release counter as last seen
         self._closed = False
         link.hello(closed_angle=self.closed_angle)  # the board's safe state needs it
 
@@ -140,8 +147,10 @@ class SerialFunnelRelease(FunnelRelease):
         """One drop: the board opens, dwells, closes and detaches; this waits until it is done.
 
         A lost acknowledgement is retransmitted and answered from the board's memory, so this never
-        opens the trapdoor twice. Raises ``ReleaseError`` (chained to the link error) when the board
-        cannot be reached, restarted, or does not finish in time."""
+        opens the trapdoor twice. When the ``RELEASE`` itself cannot be confirmed, the board's release
+        counter (``STATUS``) settles whether it fired. Raises ``ReleaseError`` (chained to the link
+        error) with ``released`` set to ``False`` (certainly nothing dropped: safe to try again),
+        ``True`` (it dropped, but did not finish as it should) or ``None`` (unknown: ask a person)."""
         args = (
             round(self.open_angle * 100),
             round(self.closed_angle * 100),
@@ -149,15 +158,54 @@ class SerialFunnelRelease(FunnelRelease):
             round(self.move_s * 1000),
         )
         try:
+            if self._releases is None:
+                self._releases = self.link.status().releases
+        except LinkError as exc:
+            raise _release_error(f"cannot reach the tray board, nothing was released: {exc}", False) from exc
+        before = self._releases
+        try:
             (number,) = self.link.request(tp.RELEASE, *args)
         except BoardBusyError as exc:
-            raise ReleaseError(f"the funnel on {self.link.name} is still busy with a release") from exc
-        except LinkError as exc:
-            raise ReleaseError(
-                f"the funnel release could not be confirmed, so the trapdoor may or may not have opened: {exc}"
+            raise _release_error(
+                f"the funnel on {self.link.name} is still busy with a release", False
             ) from exc
+        except BoardResetError as exc:
+            self._releases = None
+            raise _release_error(
+                f"the tray board restarted around the release, so the trapdoor may or may not have opened: {exc}",
+                None,
+            ) from exc
+        except LinkError as exc:
+            number = self._settle_unconfirmed(before, exc)
+        self._releases = number
         self.last_release_number = number
-        self._wait_until_done()
+        try:
+            self._wait_until_done()
+        except ReleaseError as exc:
+            exc.released = True  # type: ignore[attr-defined]
+            raise
+
+    def _settle_unconfirmed(self, before: int, cause: LinkError) -> int:
+        """The RELEASE went unanswered: ask the board whether its counter moved."""
+        try:
+            after = self.link.status().releases
+        except LinkError as exc:
+            self._releases = None
+            raise _release_error(
+                f"the funnel release could not be confirmed, so the trapdoor may or may not have opened: {cause}",
+                None,
+            ) from exc
+        if after == before:
+            raise _release_error(
+                f"the board never got the release, the trapdoor did not open: {cause}", False
+            ) from cause
+        if after == before + 1:
+            return after  # it fired; only the acknowledgement was lost
+        self._releases = None
+        raise _release_error(
+            f"the board's release counter jumped from {before} to {after}; the funnel's state is unknown",
+            None,
+        ) from cause
 
     def _wait_until_done(self) -> None:
         budget = 2 * self.move_s + self.dwell_s + 2.0

@@ -238,9 +238,39 @@ def test_release_that_cannot_be_confirmed_is_a_release_error() -> None:
     end = InProcessBoard(clock=clock)
     link = link_over(end, clock, retries=1)
     funnel = SerialFunnelRelease(link, dwell_s=0.1, move_s=0.1)
+    funnel.release()
     link.transport = Silent(clock)
-    with pytest.raises(ReleaseError, match="may or may not have opened"):
+    with pytest.raises(ReleaseError, match="may or may not have opened") as err:
         funnel.release()
+    assert err.value.released is None
+
+
+def test_lost_release_acknowledgements_are_settled_by_the_release_counter() -> None:
+    clock = VirtualClock()
+    end = InProcessBoard(clock=clock)
+    link = link_over(end, clock, retries=1)
+    funnel = SerialFunnelRelease(link, dwell_s=0.1, move_s=0.1)
+    funnel.release()
+    link.transport = Scripted(end, drop_reads={1, 2})  # both answers to the RELEASE are lost
+    funnel.release()  # STATUS shows the counter moved: it fired once, and that is success
+    assert funnel.last_release_number == 2
+    assert [a[0] for a in end.board.actions].count("RELEASE") == 2
+
+
+def test_a_release_that_never_arrived_is_reported_as_not_released() -> None:
+    clock = VirtualClock()
+    end = InProcessBoard(clock=clock)
+    link = link_over(end, clock, retries=1)
+    funnel = SerialFunnelRelease(link, dwell_s=0.1, move_s=0.1)
+    funnel.release()
+    link.transport = Scripted(end, drop_writes={1, 2})  # both RELEASE frames are lost
+    with pytest.raises(ReleaseError, match="did not open") as err:
+        funnel.release()
+    assert err.value.released is False
+    assert end.board.releases == 1
+    link.transport = end
+    funnel.release()  # safe to try again: it fires exactly once
+    assert end.board.releases == 2 and funnel.last_release_number == 2
 
 
 def test_host_silence_puts_the_board_in_its_safe_state() -> None:
