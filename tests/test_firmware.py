@@ -234,7 +234,7 @@ def test_firmware_goes_safe_when_the_host_falls_silent(firmware: FirmwarePty) ->
         board.set_leds(0.9)
         board.vibrate(5.0, wait=False)
         link.request(tp.SERVO, 12000, 10000)  # hold the trapdoor open for up to 10 s
-        time.sleep(1.3)  # silence: 0.5 s to trip, then 0.5 s holding closed before detaching
+        time.sleep(1.6)  # silence: 0.5 s to trip, then 0.5 s holding closed before detaching
         status = board.status()
         assert status.safe_tripped and status.safe_trips == 1
         assert (status.leds, status.vibrating, status.servo_attached) == (0.0, False, False)

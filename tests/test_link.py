@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware import tray_protocol as tp
 from firmware.hal_sim import SimHal
@@ -327,7 +329,7 @@ def test_servo_hold_is_limited_on_the_board() -> None:
 
 def test_heartbeat_keeps_the_board_awake_in_real_time() -> None:
     end = InProcessBoard(seed=11)
-    link = BoardLink(end, timeout_s=0.05, heartbeat_s=0.05, silence_s=0.5)
+    link = BoardLink(end, timeout_s=0.05, heartbeat_s=0.05, silence_s=1.0)
     link.hello()
     link.start_heartbeat()
     try:
@@ -376,3 +378,27 @@ def test_soak_bounded() -> None:
     assert report.link.retransmissions > 0 and report.duplicates_answered_from_memory > 0
     assert (report.lost_actions, report.duplicated_actions, report.wrong_reads, report.failures) == (0, 0, 0, 0)
     assert report.board_actions == report.expected_actions > 0
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 1000), st.integers(1, 4), st.binary(max_size=12)),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_any_pattern_of_retransmissions_acts_exactly_once(commands) -> None:
+    """Each new command is sent 1-4 times (its answers lost), with line noise before it: the board
+    carries out each exactly once, in order, and answers every copy identically."""
+    board = Board(SimHal(clock=lambda: 0, seed=1), record_actions=True)
+    board.receive(tp.encode_frame(0, tp.HELLO, tp.pack_request(tp.HELLO, 1, 60000, 1000)))
+    for i, (level, copies, noise) in enumerate(commands):
+        frame = tp.encode_frame((i + 1) & 0xFF, tp.LEDS, tp.pack_request(tp.LEDS, level))
+        answers = set()
+        for _ in range(copies):
+            board.receive(noise.replace(bytes((tp.SYNC,)), b""))  # noise that cannot start a frame
+            out = board.receive(frame)
+            answers.add(out)
+        assert len(answers) == 1
+    assert board.actions == [("LEDS", (level,)) for level, _, _ in commands]
