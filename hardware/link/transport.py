@@ -10,9 +10,12 @@ wraps ``serial.serial_for_url`` (so ``/dev/ttyACM0``, a pty path, or pyserial UR
 from __future__ import annotations
 
 import contextlib
+import time
 from typing import Protocol
 
 from hardware.errors import LinkError
+
+READ_SLICE_S = 0.005  # pyserial's read timeout: how finely read_some() can wait
 
 
 class Transport(Protocol):
@@ -20,7 +23,17 @@ class Transport(Protocol):
 
     def write(self, data: bytes) -> None: ...
 
-    def read_some(self, timeout_s: float) -> bytes: ...
+    def read_some(self, timeout_s: float) -> bytes:
+        # The port's own timeout stays fixed (changing it makes pyserial re-apply every termios
+        # setting); we wait in slices of it until something arrives or our deadline passes.
+        deadline = time.monotonic() + max(timeout_s, 0.0)
+        try:
+            while True:
+                data = self._ser.read(max(1, self._ser.in_waiting))
+                if data or time.monotonic() >= deadline:
+                    return bytes(data)
+        except (self._serial_error, OSError) as exc:
+            raise LinkError(f"reading from the tray board on {self.name} failed: {exc}") from exc
 
     def close(self) -> None: ...
 
@@ -34,7 +47,7 @@ class SerialTransport:
         self.name = port
         self._serial_error = serial.SerialException
         try:
-            self._ser = serial.serial_for_url(port, baudrate=baudrate, timeout=0.1, write_timeout=2.0)
+            self._ser = serial.serial_for_url(port, baudrate=baudrate, timeout=READ_SLICE_S, write_timeout=2.0)
         except (serial.SerialException, OSError, ValueError) as exc:
             raise LinkError(f"cannot open the tray board's serial port {port!r}: {exc}") from exc
 
