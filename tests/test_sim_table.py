@@ -11,6 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hardware.sim import SimTable
@@ -60,10 +61,14 @@ def test_cubes_do_not_overlap_on_the_floor(tmp_path: Path) -> None:
     pieces = place_cubes(["red"] * 45, [], random.Random(1))
     floor = [p for p in pieces if p.level == 0]
     assert len(pieces) == 45 and len(floor) >= 38
+    from vision.synth.scatter import squares_overlap
+
     for i, a in enumerate(floor):
         assert _inside_tray(a)
-        for b in floor[i + 1:]:
-            assert (a.x_mm - b.x_mm) ** 2 + (a.y_mm - b.y_mm) ** 2 >= 10.5**2
+        rest = floor[i + 1:]
+        hits = squares_overlap(a.x_mm, a.y_mm, a.angle_deg, np.array([b.x_mm for b in rest]),
+                               np.array([b.y_mm for b in rest]), np.array([b.angle_deg for b in rest]))
+        assert not hits.any(), f"cube {i} overlaps another"
 
 
 def test_world_is_persisted_and_restored(tmp_path: Path) -> None:

@@ -25,12 +25,16 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from hardware.sim.faults import SimFaults
 from hardware.sim.tower import TowerModel, make_tower_model
 from vision import geometry as g
+from vision.synth.scatter import squares_overlap
 
 STATE_VERSION = 1
-_CUBE_RADIUS = 5.3  # mm: two cubes closer than 2 r overlap (between half edge 5 and half diagonal 7.1)
+_CUBE_RADIUS = 5.3  # mm: a landing this close to a cube's centre may come to rest on top of it
+_GAP_MM = 0.3  # clearance kept between cubes lying side by side
 _STACK_SHARE = 0.05  # now and then a cube comes to rest on another one
 
 
@@ -77,14 +81,21 @@ def _clamp_in_tray(x: float, y: float, angle_deg: float) -> tuple[float, float]:
     return min(max(x, left + h), right - h), min(max(y, top + h), bottom - h)
 
 
-def _free(x: float, y: float, pieces: list[TrayPiece]) -> bool:
-    return all(p.level > 0 or (p.x_mm - x) ** 2 + (p.y_mm - y) ** 2 >= (2 * _CUBE_RADIUS) ** 2 for p in pieces)
+def _free(x: float, y: float, angle: float, pieces: list[TrayPiece]) -> bool:
+    """Whether a cube at (x, y, angle) on the floor touches no other floor cube (exact square test)."""
+    floor = [p for p in pieces if p.level == 0]
+    if not floor:
+        return True
+    xs = np.array([p.x_mm for p in floor])
+    ys = np.array([p.y_mm for p in floor])
+    yaws = np.array([p.angle_deg for p in floor])
+    return not squares_overlap(x, y, angle, xs, ys, yaws, gap=_GAP_MM).any()
 
 
 def _nearest_free(x: float, y: float, angle: float, pieces: list[TrayPiece]) -> tuple[float, float] | None:
     """The free spot nearest to where a cube landed: cubes end up pushed against a pile or a wall."""
     cx, cy = _clamp_in_tray(x, y, angle)
-    if _free(cx, cy, pieces):
+    if _free(cx, cy, angle, pieces):
         return cx, cy
     for radius in [r * 1.0 for r in range(1, 160)]:
         steps = max(8, int(2 * math.pi * radius / 2.0))
@@ -92,7 +103,7 @@ def _nearest_free(x: float, y: float, angle: float, pieces: list[TrayPiece]) -> 
         for k in range(steps):
             t = start + 2 * math.pi * k / steps
             px, py = _clamp_in_tray(x + radius * math.cos(t), y + radius * math.sin(t), angle)
-            if _free(px, py, pieces):
+            if _free(px, py, angle, pieces):
                 return px, py
     return None
 
@@ -120,8 +131,12 @@ def place_cubes(colours: list[str], pieces: list[TrayPiece], rng: random.Random)
         spot = None if free_tops and rng.random() < _STACK_SHARE else _nearest_free(x, y, angle, current)
         if spot is None:
             base = free_tops[0] if free_tops else rng.choice([p for p in current if p.level == 0] or current)
-            placed.append(TrayPiece(colour, base.x_mm + rng.uniform(-1.5, 1.5), base.y_mm + rng.uniform(-1.5, 1.5),
-                                    angle, level=1))
+            # A cube only stays on another with its centre over the lower one's top face, usually
+            # off-centre: part of the lower cube stays in view, as on the real tray.
+            shift, heading = rng.uniform(2.5, 4.5), rng.uniform(0.0, 2 * math.pi)
+            x_top, y_top = _clamp_in_tray(base.x_mm + shift * math.cos(heading), base.y_mm + shift * math.sin(heading),
+                                          angle)
+            placed.append(TrayPiece(colour, x_top, y_top, angle, level=1))
         else:
             placed.append(TrayPiece(colour, spot[0], spot[1], angle, level=0))
     return placed
