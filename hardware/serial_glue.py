@@ -17,6 +17,7 @@ import contextlib
 from typing import Any
 
 from hardware.config import StationConfig
+from hardware.errors import ReleaseError
 from hardware.interfaces import BoardInfo, FunnelRelease, TrayBoard
 
 
@@ -127,15 +128,33 @@ class SimCoupledRelease(FunnelRelease):
         if out:
             self.board.feed_beam(len(out))
 
+    def _trapdoor_opened_since(self, mark: int) -> bool:
+        """Whether the firmware's simulated servo went to the open angle after log event ``mark``:
+        the physical truth, whatever the link could confirm."""
+        open_cdeg = round(self.inner.open_angle * 100)
+        return any(e.get("ev") == "servo" and e.get("v") is not None and abs(e["v"] - open_cdeg) <= 100
+                   for e in self.board.firmware.events()[mark:])
+
     def release(self) -> None:
         self.board._maybe_reset()
-        self.inner.release()  # raises ReleaseError when the firmware did not confirm: nothing fell
+        mark = len(self.board.firmware.events())
+        try:
+            self.inner.release()
+        except ReleaseError:
+            # The link could not confirm the release (or it did not finish cleanly). The cubes fall
+            # exactly when the firmware's servo really opened, as they would on the real table.
+            if self._trapdoor_opened_since(mark):
+                self._fall()
+            raise
         self._fall()
 
     def sweep(self) -> None:
-        self.inner.sweep()
-        if self.table.funnel_contents():  # the trapdoor opened: whatever lay in the funnel fell
-            self._fall()
+        mark = len(self.board.firmware.events())
+        try:
+            self.inner.sweep()
+        finally:
+            if self.table.funnel_contents() and self._trapdoor_opened_since(mark):
+                self._fall()  # the trapdoor opened: whatever lay in the funnel fell
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
