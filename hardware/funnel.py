@@ -66,15 +66,20 @@ class GpioServoRelease(FunnelRelease):
 
     def release(self) -> None:
         with self._lock:
+            opened = False
             try:
                 self.move_to(self.closed_angle)
                 self._sleep(self.move_s)
+                opened = True  # from here on the trapdoor may have opened
                 self.move_to(self.open_angle)
                 self._sleep(self.move_s + self.dwell_s)
                 self.move_to(self.closed_angle)
                 self._sleep(self.move_s)
             except Exception as exc:  # gpiozero raises its own errors for a dead pin
-                raise ReleaseError(f"servo on GPIO{self.pin} failed during the release: {exc}") from exc
+                error = ReleaseError(f"servo on GPIO{self.pin} failed during the release: {exc}")
+                # As the serial backend: False = certainly nothing dropped, None = it may have opened.
+                error.released = None if opened else False  # type: ignore[attr-defined]
+                raise error from exc
             finally:
                 self.detach()
 
