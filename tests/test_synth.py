@@ -14,7 +14,7 @@ from vision.synth import CameraPose, Lighting, Piece, PostFX, Scene, render, ren
 from vision.synth.camera import projector
 from vision.synth.scene import TRAY_FLOOR_MM
 
-CLEAN = PostFX(vignette=0.0, blur_sigma=0.0, noise_sigma=0.0, jpeg_quality=None)
+CLEAN = PostFX(vignette=0.0, blur_sigma=0.0, sharpen=0.0, noise_sigma=0.0, jpeg_quality=None, texture=0.0)
 CENTRE = (geo.PLATE_W_MM / 2, geo.PLATE_H_MM / 2)
 
 
@@ -57,12 +57,20 @@ def test_a_cube_under_the_camera_has_its_perspective_size() -> None:
     scene = Scene((Piece("cube", "yellow", x, y, 0.0),), cam, Lighting(ring_reflection=0), CLEAN)
     frame = render(scene, np.random.default_rng(0))
     expected = geo.CUBE_EDGE_MM * cam.focal_px / (cam.height_mm - TRAY_FLOOR_MM - geo.CUBE_EDGE_MM)
-    # sub-pixel width: how far each pixel of the middle row/column is from floor blue to cube blue
-    blue = frame[..., 0].astype(float)
-    floor_b, cube_b = blue[cam.height // 2, cam.width // 2 + 60], 67.0
-    cover = np.clip((floor_b - blue) / (floor_b - cube_b), 0, 1)
-    row = cover[cam.height // 2, cam.width // 2 - 50:cam.width // 2 + 50].sum()
-    col = cover[cam.height // 2 - 50:cam.height // 2 + 50, cam.width // 2].sum()
+    # sub-pixel width: R - B is 0 on the grey floor (shadowed or not) and 151 on the yellow top;
+    # an edge pixel mixes the two linearly, so the half-way crossings are the face's edges
+    f = frame.astype(float)
+    cover = (f[..., 2] - f[..., 0]) / (218 - 67)
+
+    def width(profile: np.ndarray) -> float:
+        inside = np.flatnonzero(profile >= 0.5)
+        a, b = inside[0], inside[-1]
+        left = a - (profile[a] - 0.5) / (profile[a] - profile[a - 1])
+        right = b + (profile[b] - 0.5) / (profile[b] - profile[b + 1])
+        return float(right - left)
+
+    row = width(cover[cam.height // 2, cam.width // 2 - 50:cam.width // 2 + 50])
+    col = width(cover[cam.height // 2 - 50:cam.height // 2 + 50, cam.width // 2])
     assert row == pytest.approx(expected, abs=1.0)
     assert col == pytest.approx(expected, abs=1.0)
 

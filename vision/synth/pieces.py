@@ -35,6 +35,7 @@ class Drawn:
     depth: float
     polys: tuple[Poly, ...]
     overlay: bool = False  # drawn above the tray walls (a finger)
+    footprint: np.ndarray | None = None  # where it touches the floor (px): a soft contact shadow
 
 
 def rotation(piece: Piece) -> np.ndarray:
@@ -58,7 +59,7 @@ def _shade(bgr: tuple[int, int, int] | np.ndarray, k: float) -> tuple[float, flo
 
 def _lambert(normal: np.ndarray, view: np.ndarray) -> float:
     """The ring light sits around the lens, so light and view directions coincide."""
-    return 0.36 + 0.64 * max(0.0, float(normal @ view))
+    return 0.5 + 0.5 * max(0.0, float(normal @ view))
 
 
 def cube_geometry(piece: Piece) -> tuple[np.ndarray, np.ndarray]:
@@ -83,7 +84,9 @@ def _cube(piece: Piece, proj: Projector) -> Drawn:
         faces.append((float(depth[list(idx)].mean()), uv[list(idx)], _shade(albedo, _lambert(n, view))))
     faces.sort(key=lambda f: -f[0])
     centre_depth = float(proj.to_camera(verts.mean(axis=0, keepdims=True))[0, 2])
-    return Drawn(centre_depth, tuple((p, c) for _, p, c in faces))
+    lowest = np.argsort(verts[:, 2])[:4]
+    foot = _hull(uv[lowest]) if piece.z_mm == 0 else None
+    return Drawn(centre_depth, tuple((p, c) for _, p, c in faces), footprint=foot)
 
 
 def _circle(cx: np.ndarray, r: float, axis_rot: np.ndarray, n: int = 24) -> np.ndarray:
@@ -126,7 +129,7 @@ def _courtier(piece: Piece, proj: Projector) -> Drawn:
     polys.append((uv_c[0] + 0.78 * r_px * circ, _shade(albedo, 0.85)))
     polys.append((uv_c[0] + 0.42 * r_px * circ, _shade(albedo, 1.05)))
     depth = float(proj.to_camera((origin + axis * 7 * k)[None, :])[0, 2])
-    return Drawn(depth, tuple(polys))
+    return Drawn(depth, tuple(polys), footprint=ring(0, 5.0))
 
 
 def _coin(piece: Piece, proj: Projector) -> Drawn:
@@ -143,7 +146,7 @@ def _coin(piece: Piece, proj: Projector) -> Drawn:
         (top, _shade(albedo, 0.92)),
         (inner, _shade(albedo, 1.02)),
     )
-    return Drawn(float(proj.to_camera(top_c[None, :])[0, 2]), polys)
+    return Drawn(float(proj.to_camera(top_c[None, :])[0, 2]), polys, footprint=bottom)
 
 
 FINGER_LENGTH_MM = 140.0

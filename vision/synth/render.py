@@ -122,6 +122,37 @@ def _shadow_gain(camera: CameraPose, sh: Shadow | None, shape: tuple[int, int]) 
     return 1.0 - sh.strength * mask
 
 
+CONTACT_SHADOW = 0.35  # how much the floor darkens right at a resting piece's foot
+CONTACT_SHADOW_MM = 1.6  # and over how far that fades
+
+
+def _contact_shadows(img: np.ndarray, drawn: list[Drawn], px_per_mm: float) -> None:
+    """Darken the floor softly around where pieces rest (light is occluded near their feet), at
+    quarter resolution over the region the pieces cover."""
+    feet = [d.footprint for d in drawn if d.footprint is not None]
+    if not feet:
+        return
+    pts = np.vstack(feet)
+    pad = 4 * CONTACT_SHADOW_MM * px_per_mm
+    h, w = img.shape[:2]
+    x0 = int(max(0, pts[:, 0].min() - pad)) // 4 * 4
+    y0 = int(max(0, pts[:, 1].min() - pad)) // 4 * 4
+    x1 = min(w, int(pts[:, 0].max() + pad + 4))
+    y1 = min(h, int(pts[:, 1].max() + pad + 4))
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return
+    sw, sh = (x1 - x0 + 3) // 4, (y1 - y0 + 3) // 4
+    mask = np.zeros((sh, sw), np.float32)
+    for foot in feet:
+        c = foot.mean(axis=0)
+        grown = c + (foot - c) * 1.08
+        _fill(mask, (grown - np.array([x0, y0])) / 4, 1.0, aa=False)
+    mask = cv2.GaussianBlur(mask, (0, 0), max(CONTACT_SHADOW_MM * px_per_mm / 4, 0.5))
+    gain = 1.0 - CONTACT_SHADOW * cv2.resize(mask, (sw * 4, sh * 4), interpolation=cv2.INTER_LINEAR)
+    roi = img[y0:y1, x0:x1]
+    roi[:] = np.clip(roi * gain[: y1 - y0, : x1 - x0, None], 0, 255).astype(np.uint8)
+
+
 def draw_scene(scene: Scene) -> tuple[np.ndarray, list[Drawn]]:
     """The frame under neutral light, before any camera effect, and what was drawn."""
     cam = scene.camera
@@ -129,6 +160,7 @@ def draw_scene(scene: Scene) -> tuple[np.ndarray, list[Drawn]]:
     bg = background(cam, round(scene.lighting.ring_reflection, 3))
     img = bg.image.copy()
     drawn = [draw_list(p, proj) for p in scene.pieces]
+    _contact_shadows(img, drawn, proj.px_per_mm())
     order = sorted(range(len(drawn)), key=lambda i: (drawn[i].overlay, -drawn[i].depth))
     walls_done = False
     for i in order:
@@ -144,11 +176,25 @@ def draw_scene(scene: Scene) -> tuple[np.ndarray, list[Drawn]]:
 
 
 @lru_cache(maxsize=4)
-def _gain3(camera: CameraPose, vignette: float, cast: tuple[float, float, float], shadow: Shadow | None) -> np.ndarray:
+def _grain(width: int, height: int, amount: float) -> np.ndarray:
+    """A fixed fine texture (wood and matte print are not perfectly flat colours); fixed per
+    frame size so that it never looks like motion between frames."""
+    rng = np.random.default_rng(width * 7919 + height)
+    g = rng.standard_normal((height, width), dtype=np.float32)
+    g = cv2.GaussianBlur(g, (0, 0), 0.7)
+    g *= amount / max(float(g.std()), 1e-6)
+    return 1.0 + g
+
+
+@lru_cache(maxsize=4)
+def _gain3(camera: CameraPose, vignette: float, cast: tuple[float, float, float], shadow: Shadow | None,
+           texture: float) -> np.ndarray:
     """Vignette, arm shadow and colour cast as one cached 3-channel gain map (a simulated camera
     renders many frames under the same light, so this is built once)."""
     w, h = camera.width, camera.height
     g = _vignette(w, h, vignette) if vignette else np.ones((h, w), np.float32)
+    if texture > 0:
+        g = g * _grain(w, h, texture)
     sh = _shadow_gain(camera, shadow, (h, w))
     if sh is not None:
         g = g * sh
@@ -161,7 +207,8 @@ def apply_light(img: np.ndarray, scene: Scene) -> np.ndarray:
     """Colour cast, brightness, arm shadow and vignette, as one gain; returns float32."""
     light: Lighting = scene.lighting
     cast = colour_cast(light.kelvin, light.cast_strength) * np.float32(light.brightness)
-    gain = _gain3(scene.camera, round(scene.postfx.vignette, 4), tuple(round(float(c), 4) for c in cast), light.shadow)
+    gain = _gain3(scene.camera, round(scene.postfx.vignette, 4), tuple(round(float(c), 4) for c in cast), light.shadow,
+                  round(scene.postfx.texture, 4))
     out = img.astype(np.float32)
     out *= gain
     return out
@@ -171,6 +218,9 @@ def finish(img_f: np.ndarray, fx: PostFX, rng: np.random.Generator) -> np.ndarra
     """Lens blur, sensor noise, JPEG round trip; float32 in, uint8 BGR out."""
     if fx.blur_sigma > 0:
         img_f = cv2.GaussianBlur(img_f, (0, 0), fx.blur_sigma)
+    if fx.sharpen > 0:  # the camera's own unsharp mask, as phone and Pi camera pipelines do
+        soft = cv2.GaussianBlur(img_f, (0, 0), 1.2)
+        img_f = cv2.addWeighted(img_f, 1.0 + fx.sharpen, soft, -fx.sharpen, 0.0)
     if fx.noise_sigma > 0:
         # cv2.randn is several times faster than NumPy's normal for a full frame; it is seeded
         # from the caller's generator, so frames stay reproducible

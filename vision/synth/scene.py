@@ -127,12 +127,16 @@ class Lighting:
 @dataclass(frozen=True)
 class PostFX:
     """What the camera does to the image: vignette (relative darkening at the corners), Gaussian
-    blur (sigma in px), Gaussian noise (sigma in grey levels), an optional JPEG round trip."""
+    blur (sigma in px), an unsharp mask (amount), Gaussian noise (sigma in grey levels), an
+    optional JPEG round trip. ``texture`` is the fine, fixed grain of wood and matte print
+    (relative albedo spread); it lives here so that a test can switch every texture off at once."""
 
     vignette: float = 0.15
     blur_sigma: float = 0.6
+    sharpen: float = 0.3
     noise_sigma: float = 2.0
     jpeg_quality: int | None = 92
+    texture: float = 0.035
 
 
 @dataclass(frozen=True)
