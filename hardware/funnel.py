@@ -50,9 +50,16 @@ class GpioServoRelease(FunnelRelease):
         self._lock = threading.Lock()
         # The servo starts detached: at power-up we do not know where the trapdoor is, and commanding
         # it blindly could snap it open with cubes in the funnel.
-        self._servo = AngularServo(pin, initial_angle=None, min_angle=0, max_angle=180,
-                                   min_pulse_width=min_pulse_s, max_pulse_width=max_pulse_s,
-                                   frame_width=frame_s, pin_factory=pin_factory)
+        from gpiozero.exc import BadPinFactory
+
+        try:
+            self._servo = AngularServo(pin, initial_angle=None, min_angle=0, max_angle=180,
+                                       min_pulse_width=min_pulse_s, max_pulse_width=max_pulse_s,
+                                       frame_width=frame_s, pin_factory=pin_factory)
+        except BadPinFactory as exc:
+            raise ReleaseError(
+                f"servo on GPIO{pin}: no GPIO pin library can drive this machine's pins ({exc}); on a "
+                "Raspberry Pi install python3-lgpio (or pigpio), elsewhere use funnel.backend = 'sim'") from exc
 
     def move_to(self, angle: float) -> float:
         """Command an angle (clamped to the calibrated range); returns the angle commanded."""

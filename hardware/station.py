@@ -31,6 +31,7 @@ class Station:
     status_led: StatusLight | None = None
     sim: SimTable | None = None
     extras: list[Any] = field(default_factory=list)  # helpers to close last (e.g. the firmware process)
+    failures: dict[str, str] = field(default_factory=dict)  # only with open_station(..., tolerant=True)
 
     def devices(self) -> dict[str, Device]:
         found: dict[str, Device | None] = {"funnel": self.funnel, "camera": self.camera, "board": self.board,
@@ -136,36 +137,55 @@ def _open_funnel(cfg: StationConfig, sim: SimTable | None, board: TrayBoard | No
     return serial_glue.open_board_funnel(cfg, board, sim)
 
 
-def open_station(config: StationConfig | None = None) -> Station:
-    """Open the devices of ``config`` (default: the packaged simulated station)."""
+def open_station(config: StationConfig | None = None, *, tolerant: bool = False) -> Station:
+    """Open the devices of ``config`` (default: the packaged simulated station).
+
+    ``tolerant=False`` (the controller): all or nothing, the first failure closes what was opened
+    and propagates. ``tolerant=True`` (``tower hw check``): every device is tried; one that fails is
+    left ``None`` and its error is kept in ``station.failures`` so the check can report them all.
+    """
     cfg = config if config is not None else load_config(None)
     opened: list[Any] = []
     extras: list[Any] = []
+    failures: dict[str, str] = {}
+
+    def attempt(name: str, opener: Any) -> Any:
+        try:
+            device = opener()
+        except Exception as exc:
+            if not tolerant:
+                raise
+            failures[name] = f"{type(exc).__name__}: {exc}"
+            return None
+        if device is not None:
+            opened.append(device)
+        return device
+
     try:
         sim = SimTable.from_config(cfg) if needs_sim(cfg) else None
-        board = _open_board(cfg, sim, extras)
-        if board is not None:
-            opened.append(board)
-        funnel = _open_funnel(cfg, sim, board)
-        opened.append(funnel)
-        camera = _open_camera(cfg, sim)
-        opened.append(camera)
-        buttons: Buttons | None = None
-        status_led: StatusLight | None = None
+        board = attempt("board", lambda: _open_board(cfg, sim, extras))
+        if board is None and cfg.funnel.backend == "board" and "board" in failures:
+            failures["funnel"] = "the tray board that drives it did not open"
+            funnel = None
+        else:
+            funnel = attempt("funnel", lambda: _open_funnel(cfg, sim, board))
+        camera = attempt("camera", lambda: _open_camera(cfg, sim))
         from hardware import table_io
 
-        if cfg.buttons.backend == "gpio":
-            buttons = table_io.GpioButtons(cfg.buttons.release_pin, bounce_s=cfg.buttons.bounce_s,
-                                           pin_factory=_pin_factory(cfg.buttons.pin_factory))
-        elif cfg.buttons.backend == "sim":
-            buttons = table_io.SimButtons()
-        if buttons is not None:
-            opened.append(buttons)
-        if cfg.status_led.backend == "gpio":
-            status_led = table_io.GpioStatusLight(cfg.status_led.pin, pin_factory=_pin_factory(cfg.status_led.pin_factory))
-        elif cfg.status_led.backend == "sim":
-            status_led = table_io.SimStatusLight()
-        return Station(cfg, funnel, camera, board, buttons, status_led, sim, extras)
+        def buttons_opener() -> Buttons | None:
+            if cfg.buttons.backend == "gpio":
+                return table_io.GpioButtons(cfg.buttons.release_pin, bounce_s=cfg.buttons.bounce_s,
+                                            pin_factory=_pin_factory(cfg.buttons.pin_factory))
+            return table_io.SimButtons() if cfg.buttons.backend == "sim" else None
+
+        def led_opener() -> StatusLight | None:
+            if cfg.status_led.backend == "gpio":
+                return table_io.GpioStatusLight(cfg.status_led.pin, pin_factory=_pin_factory(cfg.status_led.pin_factory))
+            return table_io.SimStatusLight() if cfg.status_led.backend == "sim" else None
+
+        buttons = attempt("buttons", buttons_opener)
+        status_led = attempt("status_led", led_opener)
+        return Station(cfg, funnel, camera, board, buttons, status_led, sim, extras, failures)
     except BaseException:
         for dev in reversed([*extras, *opened]):
             with contextlib.suppress(Exception):

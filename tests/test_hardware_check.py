@@ -49,12 +49,34 @@ def test_config_error_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "funnel.open_angle: 200 is outside 0..180" in capsys.readouterr().err
 
 
-def test_unopenable_station_is_a_failed_row(tmp_path: Path) -> None:
+def test_a_device_that_does_not_open_fails_alone(tmp_path: Path) -> None:
+    """Every configured device is tried: a missing camera fails, the servo and board are still checked."""
     cfg = load_config(_config_file(tmp_path, "sim.toml")).replace(
         camera={"backend": "replay", "path": str(tmp_path / "missing")})
-    results = run_check(cfg)
-    assert [(r.device, r.status) for r in results] == [("station", FAIL)]
-    assert "does not exist" in results[0].detail
+    results = run_check(cfg, settle=lambda s: None)
+    by_check = {(r.device, r.check): r for r in results}
+    assert by_check[("camera", "open")].status == FAIL
+    assert "does not exist" in by_check[("camera", "open")].detail
+    assert ("camera", "one frame") not in by_check
+    assert by_check[("funnel", "servo sweep")].status == PASS
+    assert by_check[("tray board", "handshake")].status == PASS
+
+
+@pytest.mark.filterwarnings("ignore::gpiozero.exc.PinFactoryFallback")
+def test_gpio_station_on_a_machine_without_gpio_names_the_fix(tmp_path: Path) -> None:
+    cfg = load_config(_config_file(tmp_path, "sim.toml")).replace(funnel={"backend": "gpio", "pin": 18})
+    try:
+        import gpiozero.devices
+
+        gpiozero.devices.Device._default_pin_factory()
+    except Exception:
+        pass
+    else:  # pragma: no cover - on a Raspberry Pi
+        pytest.skip("this machine has GPIO pins")
+    by_check = {(r.device, r.check): r for r in run_check(cfg, settle=lambda s: None)}
+    assert by_check[("funnel", "open")].status == FAIL
+    assert "python3-lgpio" in by_check[("funnel", "open")].detail
+    assert by_check[("camera", "one frame")].status == PASS
 
 
 def test_sweep_skipped_when_cubes_wait_in_the_funnel(tmp_path: Path) -> None:
