@@ -19,6 +19,8 @@ from hardware.config import StationConfig
 from hardware.station import Station, open_station
 
 PASS, FAIL, SKIP = "pass", "fail", "skip"
+DEVICE_NAMES = {"funnel": "funnel", "camera": "camera", "board": "tray board", "buttons": "buttons",
+                "status_led": "status LED"}
 BLACK_LEVEL = 8.0  # mean grey level below which a frame is taken as black (cap on, cable loose)
 
 
@@ -127,9 +129,9 @@ def run_check(config: StationConfig, **kw: Any) -> list[CheckResult]:
         return [CheckResult("station", "open devices", FAIL, f"{type(exc).__name__}: {exc}",
                             time.monotonic() - start)]
     took = time.monotonic() - start
-    opened = [CheckResult(name.replace("_", " "), "open", PASS, dev.describe(), took)
+    opened = [CheckResult(DEVICE_NAMES[name], "open", PASS, dev.describe(), took)
               for name, dev in station.devices().items()]
-    failed = [CheckResult(name.replace("_", " "), "open", FAIL, why, took) for name, why in station.failures.items()]
+    failed = [CheckResult(DEVICE_NAMES[name], "open", FAIL, why, took) for name, why in station.failures.items()]
     try:
         return [*opened, *failed, *check_station(station, **kw)]
     finally:
