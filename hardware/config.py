@@ -47,14 +47,14 @@ class StationSection:
 
 @dataclass(frozen=True)
 class FunnelSection:
-    backend: str = _spec("sim", choices=("gpio", "board", "sim"))
+    backend: str = _spec("sim", choices=("gpio", "board", "sim"), doc="who moves the servo")
     pin: int = _spec(18, lo=0, hi=27, doc="BCM GPIO of the servo signal (gpio backend)")
     pin_factory: str = _spec("", choices=("", "lgpio", "pigpio", "rpigpio", "native", "mock"),
                              doc="gpiozero pin factory; empty: gpiozero's own choice")
-    closed_angle: float = _spec(10.0, lo=0.0, hi=180.0)
-    open_angle: float = _spec(100.0, lo=0.0, hi=180.0)
+    closed_angle: float = _spec(10.0, lo=0.0, hi=180.0, doc="trapdoor shut (degrees)")
+    open_angle: float = _spec(100.0, lo=0.0, hi=180.0, doc="trapdoor fully open (degrees)")
     min_angle: float = _spec(0.0, lo=0.0, hi=180.0, doc="calibrated mechanical range: every angle is clamped")
-    max_angle: float = _spec(180.0, lo=0.0, hi=180.0)
+    max_angle: float = _spec(180.0, lo=0.0, hi=180.0, doc="upper end of the calibrated range")
     min_pulse_ms: float = _spec(0.5, lo=0.3, hi=3.0, doc="pulse width at 0 degrees")
     max_pulse_ms: float = _spec(2.5, lo=0.3, hi=3.0, doc="pulse width at 180 degrees")
     frame_ms: float = _spec(20.0, lo=5.0, hi=50.0, doc="servo frame period")
@@ -64,38 +64,40 @@ class FunnelSection:
 
 @dataclass(frozen=True)
 class CameraSection:
-    backend: str = _spec("sim", choices=("picamera2", "opencv", "replay", "sim"))
+    backend: str = _spec("sim", choices=("picamera2", "opencv", "replay", "sim"), doc="camera kind")
     device: int = _spec(0, lo=0, hi=63, doc="OpenCV VideoCapture index")
     path: str = _spec("", doc="replay: a folder of images or a video file")
-    width: int = _spec(1280, lo=64, hi=4608)
-    height: int = _spec(960, lo=48, hi=3496)
-    timeout_s: float = _spec(3.0, lo=0.05, hi=60.0)
+    width: int = _spec(1280, lo=64, hi=4608, doc="frame width in pixels")
+    height: int = _spec(960, lo=48, hi=3496, doc="frame height in pixels")
+    timeout_s: float = _spec(3.0, lo=0.05, hi=60.0, doc="no frame within this long: CameraTimeout")
     settle_s: float = _spec(1.0, lo=0.0, hi=10.0, doc="picamera2: let exposure and white balance settle, then lock")
 
 
 @dataclass(frozen=True)
 class BoardSection:
-    backend: str = _spec("none", choices=("none", "serial", "firmware-pty", "sim"))
+    backend: str = _spec("none", choices=("none", "serial", "firmware-pty", "sim"),
+                         doc="firmware-pty: the firmware under MicroPython on a pseudo-terminal")
     port: str = _spec("", doc="serial device, e.g. /dev/ttyACM0")
-    baudrate: int = _spec(115200, choices=(9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600))
+    baudrate: int = _spec(115200, choices=(9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600),
+                          doc="ignored by USB CDC (the Pico), used by a UART")
     timeout_s: float = _spec(0.3, lo=0.01, hi=10.0, doc="wait for an acknowledgement")
-    retries: int = _spec(5, lo=0, hi=20)
-    heartbeat_s: float = _spec(1.0, lo=0.05, hi=60.0)
+    retries: int = _spec(5, lo=0, hi=20, doc="retransmissions before a LinkError")
+    heartbeat_s: float = _spec(1.0, lo=0.05, hi=60.0, doc="PING after this long without traffic")
 
 
 @dataclass(frozen=True)
 class ButtonsSection:
-    backend: str = _spec("none", choices=("none", "gpio", "sim"))
-    release_pin: int = _spec(17, lo=0, hi=27)
-    bounce_s: float = _spec(0.05, lo=0.0, hi=1.0)
-    pin_factory: str = _spec("", choices=("", "lgpio", "pigpio", "rpigpio", "native", "mock"))
+    backend: str = _spec("none", choices=("none", "gpio", "sim"), doc="optional release button")
+    release_pin: int = _spec(17, lo=0, hi=27, doc="BCM GPIO, button to ground")
+    bounce_s: float = _spec(0.05, lo=0.0, hi=1.0, doc="debounce time")
+    pin_factory: str = _spec("", choices=("", "lgpio", "pigpio", "rpigpio", "native", "mock"), doc="as funnel.pin_factory")
 
 
 @dataclass(frozen=True)
 class StatusLedSection:
-    backend: str = _spec("none", choices=("none", "gpio", "sim"))
-    pin: int = _spec(27, lo=0, hi=27)
-    pin_factory: str = _spec("", choices=("", "lgpio", "pigpio", "rpigpio", "native", "mock"))
+    backend: str = _spec("none", choices=("none", "gpio", "sim"), doc="optional status LED")
+    pin: int = _spec(27, lo=0, hi=27, doc="BCM GPIO, LED through 330 ohm to ground")
+    pin_factory: str = _spec("", choices=("", "lgpio", "pigpio", "rpigpio", "native", "mock"), doc="as funnel.pin_factory")
 
 
 @dataclass(frozen=True)
@@ -103,19 +105,19 @@ class FaultsSection:
     """Starting fault rates of the simulated world (tests change them at run time on ``SimTable.faults``)."""
 
     servo_jam: float = _spec(0.0, lo=0.0, hi=1.0, doc="share of releases whose trapdoor sticks")
-    camera_timeout: float = _spec(0.0, lo=0.0, hi=1.0)
-    camera_black: float = _spec(0.0, lo=0.0, hi=1.0)
+    camera_timeout: float = _spec(0.0, lo=0.0, hi=1.0, doc="share of captures that time out")
+    camera_black: float = _spec(0.0, lo=0.0, hi=1.0, doc="share of captures that come back black")
     serial_corrupt: float = _spec(0.0, lo=0.0, hi=1.0, doc="share of frames with a flipped byte")
     serial_loss: float = _spec(0.0, lo=0.0, hi=1.0, doc="share of frames lost")
-    serial_delay_s: float = _spec(0.0, lo=0.0, hi=5.0)
+    serial_delay_s: float = _spec(0.0, lo=0.0, hi=5.0, doc="added to every exchange")
     board_reset: float = _spec(0.0, lo=0.0, hi=1.0, doc="share of board commands interrupted by a reset")
 
 
 @dataclass(frozen=True)
 class SimSection:
-    tower_model: str = _spec("spielbyweb", choices=TOWER_MODELS)
-    seed: int = _spec(1, lo=0, hi=2**63 - 1)
-    state_file: str = _spec("", doc="persisted world; empty: <data_dir>/sim-world.json")
+    tower_model: str = _spec("spielbyweb", choices=TOWER_MODELS, doc="hardware/sim/tower.py")
+    seed: int = _spec(1, lo=0, hi=2**31 - 1, doc="the simulated world's random seed (tower, tray, camera)")
+    state_file: str = _spec("", doc="persisted world; empty: sim-world.json in station.data_dir")
     motion_frames: int = _spec(4, lo=0, hi=50, doc="frames with cubes still rolling after a release")
     faults: FaultsSection = field(default_factory=FaultsSection)
 
@@ -156,6 +158,11 @@ class StationConfig:
         return result
 
 
+def _num(value: float) -> str:
+    """200.0 -> '200', 0.05 -> '0.05' (messages quote limits as a person would write them)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
 def _check_value(key: str, value: Any, hint: Any, meta: dict[str, Any]) -> Any:
     written = value  # quoted in messages as the user wrote it (200, not 200.0)
     if hint is bool:
@@ -175,7 +182,7 @@ def _check_value(key: str, value: Any, hint: Any, meta: dict[str, Any]) -> Any:
         raise ConfigError(f"{key}: {value!r} is not one of {', '.join(repr(c) for c in choices)}")
     lo, hi = meta.get("lo"), meta.get("hi")
     if lo is not None and hi is not None and not lo <= value <= hi:
-        raise ConfigError(f"{key}: {written!r} is outside {lo:g}..{hi:g}")
+        raise ConfigError(f"{key}: {written!r} is outside {_num(lo)}..{_num(hi)}")
     return value
 
 
@@ -255,3 +262,30 @@ def load_config(path: Path | str | None = None) -> StationConfig:
         return parse_config(data, source=str(path))
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
+
+
+def config_reference() -> list[tuple[str, Any, str, str]]:
+    """Every key with its default, allowed values and meaning: ``(key, default, allowed, doc)``;
+    the configuration table of ``docs/raspberry-pi.md`` is made from it (a test keeps them in step)."""
+    rows: list[tuple[str, Any, str, str]] = []
+
+    def walk(obj: Any, prefix: str) -> None:
+        for f in dataclasses.fields(obj):
+            if f.name == "source":
+                continue
+            value = getattr(obj, f.name)
+            key = f"{prefix}.{f.name}" if prefix else f.name
+            if dataclasses.is_dataclass(value):
+                walk(value, key)
+                continue
+            meta = f.metadata
+            if meta.get("choices"):
+                allowed = ", ".join(repr(c) for c in meta["choices"])
+            elif meta.get("lo") is not None:
+                allowed = f"{_num(meta['lo'])}..{_num(meta['hi'])}"
+            else:
+                allowed = "text"
+            rows.append((key, value, allowed, meta.get("doc", "")))
+
+    walk(StationConfig(), "")
+    return rows

@@ -103,3 +103,12 @@ def test_replace_validates_and_resolves_state_file(tmp_path: Path) -> None:
 def test_parse_config_accepts_a_dict() -> None:
     cfg = parse_config({"sim": {"tower_model": "shelves", "faults": {"camera_black": 0.5}}})
     assert cfg.sim.tower_model == "shelves" and cfg.sim.faults.camera_black == 0.5
+
+
+def test_every_key_is_documented_in_the_pi_guide() -> None:
+    from hardware.config import config_reference
+
+    guide = (REPO / "docs" / "raspberry-pi.md").read_text(encoding="utf-8")
+    missing = [key for key, *_ in config_reference() if f"| `{key}` |" not in guide]
+    assert not missing, f"docs/raspberry-pi.md lacks {missing}"
+    assert all(doc for *_, doc in config_reference()), "every key says what it is for"
