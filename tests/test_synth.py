@@ -4,6 +4,7 @@ light casts that move colours the way real light does, reproducibility, and hone
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -124,14 +125,19 @@ def test_brightness_scales_the_frame() -> None:
     assert bright.mean() / dim.mean() == pytest.approx(1.3 / 0.7, rel=0.05)
 
 
-def test_an_arm_shadow_darkens_the_plate_under_it() -> None:
+def test_an_arm_shadow_blocks_the_room_light_not_the_ring() -> None:
     from vision.synth import Shadow
 
     cam = CameraPose()
-    shadow = Shadow(((80.0, -50.0), (140.0, -50.0), (140.0, 40.0), (80.0, 40.0)), strength=0.4, softness_mm=4)
-    lit = _plate_mean(render(Scene((), cam, Lighting(), CLEAN), np.random.default_rng(0)), cam)
-    shaded = _plate_mean(render(Scene((), cam, Lighting(shadow=shadow), CLEAN), np.random.default_rng(0)), cam)
-    assert shaded.mean() / lit.mean() == pytest.approx(0.6, abs=0.06)
+    shadow = Shadow(((80.0, -50.0), (140.0, -50.0), (140.0, 40.0), (80.0, 40.0)), strength=1.0, softness_mm=4)
+    for kelvin in (5500, 3000):
+        room = Lighting(kelvin=kelvin, cast_strength=0.5)
+        lit = _plate_mean(render(Scene((), cam, room, CLEAN), np.random.default_rng(0)), cam)
+        shaded = _plate_mean(render(Scene((), cam, replace(room, shadow=shadow), CLEAN), np.random.default_rng(0)), cam)
+        if kelvin == 5500:  # a neutral room light that was half the light: half the brightness
+            assert shaded.mean() / lit.mean() == pytest.approx(0.5, abs=0.04)
+        else:  # a warm one: the plate in the shadow is lit by the neutral ring alone
+            assert abs(shaded[2] - shaded[0]) < 6 < lit[2] - lit[0] - 20
 
 
 def test_same_seed_same_frame_other_seed_other_noise() -> None:

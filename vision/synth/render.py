@@ -44,29 +44,31 @@ class Truth:
     marker_corners_px: dict[int, np.ndarray] = field(default_factory=dict)
 
 
+def _blackbody_bgr(kelvin: float) -> np.ndarray:
+    """Tanner Helland's fit of a black body's colour (good to a few percent, 1000 to 40000 K)."""
+    t = kelvin / 100.0
+    if t <= 66:
+        r = 255.0
+        g = 99.4708025861 * math.log(t) - 161.1195681661
+        b = 0.0 if t <= 19 else 138.5177312231 * math.log(t - 10) - 305.0447927307
+    else:
+        r = 329.698727446 * (t - 60) ** -0.1332047592
+        g = 288.1221695283 * (t - 60) ** -0.0755148492
+        b = 255.0
+    return np.clip(np.array([b, g, r]), 1.0, 255.0)
+
+
+def _luminance(bgr: np.ndarray) -> float:
+    return float(0.114 * bgr[0] + 0.587 * bgr[1] + 0.299 * bgr[2])
+
+
 def colour_cast(kelvin: float, strength: float) -> np.ndarray:
-    """BGR gains of a light at ``kelvin`` relative to the neutral ring light (5500 K), mixed in by
-    ``strength`` and normalised to unit luminance, so that brightness stays a separate knob.
-
-    Uses Tanner Helland's fit of the black-body colour (good to a few percent from 1000 to 40000 K).
-    """
-
-    def rgb(k: float) -> np.ndarray:
-        t = k / 100.0
-        if t <= 66:
-            r = 255.0
-            g = 99.4708025861 * math.log(t) - 161.1195681661
-            b = 0.0 if t <= 19 else 138.5177312231 * math.log(t - 10) - 305.0447927307
-        else:
-            r = 329.698727446 * (t - 60) ** -0.1332047592
-            g = 288.1221695283 * (t - 60) ** -0.0755148492
-            b = 255.0
-        return np.clip(np.array([b, g, r]), 1.0, 255.0)
-
-    ratio = rgb(kelvin) / rgb(5500.0)
+    """BGR gains of the light on the tray: the neutral ring light (5500 K) plus room light at
+    ``kelvin`` making up ``strength`` of it, normalised to unit luminance so that brightness stays
+    a separate knob."""
+    ratio = _blackbody_bgr(kelvin) / _blackbody_bgr(5500.0)
     gains = (1 - strength) + strength * ratio
-    lum = 0.114 * gains[0] + 0.587 * gains[1] + 0.299 * gains[2]
-    return (gains / lum).astype(np.float32)
+    return (gains / _luminance(gains)).astype(np.float32)
 
 
 @lru_cache(maxsize=8)
@@ -107,6 +109,7 @@ def _draw_piece(img: np.ndarray, drawn: Drawn) -> None:
 
 
 def _shadow_gain(camera: CameraPose, sh: Shadow | None, shape: tuple[int, int]) -> np.ndarray | None:
+    """The share (0..1) of room light an arm blocks at each pixel, or None without a shadow."""
     if sh is None or sh.strength <= 0:
         return None
     proj = projector(camera)
@@ -119,7 +122,7 @@ def _shadow_gain(camera: CameraPose, sh: Shadow | None, shape: tuple[int, int]) 
     small = cv2.resize(mask, (shape[1] // 4, shape[0] // 4), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), sigma / 4)
     mask = cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR)
-    return 1.0 - sh.strength * mask
+    return np.float32(min(sh.strength, 1.0)) * mask
 
 
 CONTACT_SHADOW = 0.35  # how much the floor darkens right at a resting piece's foot
@@ -187,28 +190,34 @@ def _grain(width: int, height: int, amount: float) -> np.ndarray:
 
 
 @lru_cache(maxsize=4)
-def _gain3(camera: CameraPose, vignette: float, cast: tuple[float, float, float], shadow: Shadow | None,
-           texture: float) -> np.ndarray:
-    """Vignette, arm shadow and colour cast as one cached 3-channel gain map (a simulated camera
-    renders many frames under the same light, so this is built once)."""
+def _gain3(camera: CameraPose, vignette: float, light: Lighting, texture: float) -> np.ndarray:
+    """Vignette, texture, colour cast, brightness and arm shadow as one cached 3-channel gain map
+    (a simulated camera renders many frames under the same light, so this is built once).
+
+    The light is the neutral ring light plus the room's light (``cast_strength`` of the total, at
+    ``kelvin``). An arm blocks the room light, not the ring around the lens: in its shadow the
+    tray is darker *and* closer to neutral, as in the rendered development set."""
     w, h = camera.width, camera.height
     g = _vignette(w, h, vignette) if vignette else np.ones((h, w), np.float32)
     if texture > 0:
         g = g * _grain(w, h, texture)
-    sh = _shadow_gain(camera, shadow, (h, w))
-    if sh is not None:
-        g = g * sh
-    out = cv2.merge([g * np.float32(c) for c in cast])
+    a = light.cast_strength
+    ratio = _blackbody_bgr(light.kelvin) / _blackbody_bgr(5500.0)
+    norm = light.brightness / _luminance((1 - a) + a * ratio)
+    blocked = _shadow_gain(camera, light.shadow, (h, w))  # 0..1: share of room light blocked
+    channels = []
+    for c in range(3):
+        ring = np.float32((1 - a) * norm)
+        room = np.float32(a * ratio[c] * norm)
+        channels.append(g * (ring + room) if blocked is None else g * (ring + room * (1.0 - blocked)))
+    out = cv2.merge(channels)
     out.setflags(write=False)
     return out
 
 
 def apply_light(img: np.ndarray, scene: Scene) -> np.ndarray:
-    """Colour cast, brightness, arm shadow and vignette, as one gain; returns float32."""
-    light: Lighting = scene.lighting
-    cast = colour_cast(light.kelvin, light.cast_strength) * np.float32(light.brightness)
-    gain = _gain3(scene.camera, round(scene.postfx.vignette, 4), tuple(round(float(c), 4) for c in cast), light.shadow,
-                  round(scene.postfx.texture, 4))
+    """Colour cast, brightness, arm shadow, vignette and texture, as one gain; returns float32."""
+    gain = _gain3(scene.camera, round(scene.postfx.vignette, 4), scene.lighting, round(scene.postfx.texture, 4))
     out = img.astype(np.float32)
     out *= gain
     return out

@@ -276,7 +276,7 @@ def arm_shadow(rng: np.random.Generator, strength: float | None = None) -> Shado
     w = rng.uniform(35, 60)
     poly = [start + n * w, end + n * w * 0.8, end - n * w * 0.8, start - n * w]
     return Shadow(tuple((float(p[0]), float(p[1])) for p in poly),
-                  strength=float(strength if strength is not None else rng.uniform(0.2, 0.45)),
+                  strength=float(strength if strength is not None else rng.uniform(0.6, 1.0)),
                   softness_mm=float(rng.uniform(8, 20)))
 
 

@@ -97,19 +97,21 @@ class CameraPose:
 
 @dataclass(frozen=True)
 class Shadow:
-    """A soft shadow (a player's arm) on everything: a polygon on the plate in millimetres,
-    darkening by ``strength`` (0..1) inside, blurred over ``softness_mm``."""
+    """A soft shadow (a player's arm): a polygon on the plate in millimetres, inside which the
+    arm blocks ``strength`` (0..1) of the room light (the ring light around the lens still
+    reaches), blurred over ``softness_mm``."""
 
     polygon_mm: tuple[tuple[float, float], ...]
-    strength: float = 0.35
+    strength: float = 0.8
     softness_mm: float = 12.0
 
 
 @dataclass(frozen=True)
 class Lighting:
-    """Room light over the ring light: a colour temperature cast (mixed in by ``cast_strength``),
-    an overall brightness, an optional arm shadow, and the ring light's reflection in the clear
-    tray floor (0 = none, 1 = as strong as in the development set)."""
+    """The neutral ring light plus the room's light: the room light's colour temperature and its
+    share of the total (``cast_strength``, 0..1), an overall brightness, an optional arm shadow
+    (which blocks room light), and the ring light's reflection in the clear tray floor (0 = none,
+    1 = as strong as in the development set)."""
 
     kelvin: float = 5500.0
     cast_strength: float = 0.6
@@ -122,6 +124,8 @@ class Lighting:
             raise ValueError(f"kelvin {self.kelvin} is outside 1500..12000")
         if not 0 < self.brightness <= 3:
             raise ValueError(f"brightness {self.brightness} is outside (0, 3]")
+        if not 0 <= self.cast_strength <= 1:
+            raise ValueError(f"cast_strength {self.cast_strength} is outside 0..1")
 
 
 @dataclass(frozen=True)
