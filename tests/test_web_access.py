@@ -65,6 +65,7 @@ def test_anyone_may_watch(client: TestClient) -> None:
     ("/api/drops/1/correct", {"counts": {"red": 1}, "who": "mallory"}),
     ("/api/drops/1/confirm", {"who": "mallory"}),
     ("/api/drops/1/release-answer", {"fell": True}),
+    ("/api/resume", {}),
 ])
 def test_changes_without_the_pin_are_refused_logged_and_change_nothing(
         client: TestClient, table: Table, caplog: pytest.LogCaptureFixture, path: str, body: dict) -> None:

@@ -53,20 +53,25 @@ def browser():
         b.close()
 
 
-def open_table(data_dir: Path) -> Table:
-    reader = "camera" if camera_reader_available() else "direct"
-    table = Table.open(data_dir=data_dir, reader=reader)
-    table.new_session(["red", "blue", "yellow"])
-    return table
-
-
 @pytest.fixture
 def station(tmp_path: Path):
     if not camera_reader_available():
         pytest.skip("the simulated camera's counter (vision.counter, vision.annotate, vision.settle, "
                     "calibration.synthetic) is not available, so no annotated photo can be made")
-    table = open_table(tmp_path / "data")
+    table = Table.open(data_dir=tmp_path / "data", reader="camera")
+    table.new_session(["red", "blue", "yellow"])
     app = create_app(table, table.data_dir, HostAccess(PIN), keepalive_s=2)
+    with BackgroundServer(app) as server:
+        yield table, server
+    table.close()
+
+
+@pytest.fixture
+def quick_station(tmp_path: Path):
+    """A station whose tray is read directly (no photo): enough for tests of the page's access."""
+    table = Table.open(data_dir=tmp_path / "data", reader="direct")
+    table.new_session(["red", "blue", "yellow"])
+    app = create_app(table, table.data_dir, HostAccess(PIN))
     with BackgroundServer(app) as server:
         yield table, server
     table.close()
@@ -201,10 +206,10 @@ def test_a_full_battle_from_the_page_with_a_watcher_following_live(browser, stat
     watch_ctx.close()
 
 
-def test_a_wrong_pin_on_the_page_is_refused(browser, station) -> None:  # type: ignore[no-untyped-def]
+def test_a_wrong_pin_on_the_page_is_refused(browser, quick_station) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    _table, server = station
+    table, server = quick_station
     page = browser.new_page()
     page.goto(server.url)
     page.click("#host-button")
@@ -212,4 +217,14 @@ def test_a_wrong_pin_on_the_page_is_refused(browser, station) -> None:  # type: 
     page.click("#pin-submit")
     expect(page.locator("#pin-error")).to_have_text("wrong PIN")
     expect(page.locator("#host-button")).to_have_text("Host")
+    expect(page.locator("#new-battle")).to_have_count(0)
+    # Even a hand-made request from the watcher's page is refused: it has no host session.
+    status = page.evaluate("""async () => (await fetch('/api/battles', {method: 'POST',
+        headers: {'Content-Type': 'application/json'}, body: JSON.stringify({battle: 'initial_fill'})})).status""")
+    assert status == 403
+    assert table.status()["drop"] is None
+    page.fill("#pin-input", PIN)  # the dialog stays open after a wrong PIN
+    page.click("#pin-submit")
+    expect(page.locator("#host-button")).to_have_text("Host ✓")
+    expect(page.locator("#new-battle")).to_be_visible()
     page.close()

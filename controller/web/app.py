@@ -226,4 +226,11 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         """The host says whether the funnel emptied, where the station could not tell after a crash."""
         return _change(lambda: table.confirm_release(drop_id, body.fell, body.who))
 
+    @app.post("/api/resume", dependencies=[Depends(_host_only)])
+    def resume() -> Any:
+        """Finish a drop whose reading failed (a camera error): read the tray again, never release."""
+        result = _change(table.resume)
+        hub.publish({"type": "web_resumed", "drop_id": (result or {}).get("drop_id")})
+        return result
+
     return app

@@ -156,21 +156,21 @@ function renderBattle() {
   }
   const drop = currentDrop();
   const phase = drop && drop.phase;
-  if (S.releasing || (drop && BUSY_PHASES.includes(phase))) {
-    card.append(progressView(S.releasing ? S.releasing.step : phase === "released" ? 1 : 0, drop));
-    return;
-  }
+  if (S.releasing) { card.append(progressView(S.releasing.step, drop)); return; }
+  // The table answers status() only between its steps, so a drop seen in these phases is not
+  // moving: its reading failed (a camera error) and waits for the host to read the tray again.
+  if (drop && BUSY_PHASES.includes(phase)) { card.append(...stuckView(drop)); return; }
   if (drop && phase === "planned") { card.append(...funnelView(drop)); return; }
   if (drop && phase === "release_unknown") { card.append(...unknownReleaseView(drop)); return; }
   if (S.showForm && S.host) { card.append(battleForm()); return; }
   const record = drop || (S.data.history || []).find((d) => d.resolution || d.reading) || null;
   if (record) card.append(...resultView(record));
   else card.append(h("h2", { text: "Ready" }), h("p", { class: "muted", text: "No drop in this session yet." }));
-  if (S.host) {
+  if (S.host && S.correcting === null) {
     card.append(h("div", { class: "row" },
       h("button", { class: "primary", id: "new-battle", type: "button", onclick: () => { S.showForm = true; S.correcting = null; renderBattle(); } },
         ses.filled ? "New battle" : "Initial fill")));
-  } else {
+  } else if (!S.host) {
     card.append(h("p", { class: "muted", text: "Waiting for the host to start the next battle." }));
   }
 }
@@ -218,6 +218,17 @@ function unknownReleaseView(drop) {
       h("button", { class: "secondary", type: "button", onclick: () => answer(false) }, "Cubes still in the funnel"),
       h("button", { class: "primary", type: "button", onclick: () => answer(true) }, "The funnel is empty"))
       : h("p", { class: "muted", text: "Waiting for the host to look at the funnel." }),
+  ];
+}
+
+function stuckView(drop) {
+  return [
+    h("div", { class: "battle-head" }, h("h2", { text: battleTitle(drop.battle) }), h("span", { class: "tag confirm", text: "not read yet" })),
+    h("p", { class: "notice warn", text: "The funnel was released but the tray has not been read yet. The station reads it again; it never releases twice." }),
+    S.host ? h("div", { class: "row" }, h("button", {
+      class: "primary", id: "read-again", type: "button", disabled: S.busy,
+      onclick: () => act("Reading", "/api/resume", {}).then(refresh),
+    }, "Read the tray again")) : h("p", { class: "muted", text: "Waiting for the host." }),
   ];
 }
 
@@ -279,8 +290,10 @@ function resultView(record) {
   const tray = record.tray_after || countsOf(record.reading);
   const right = h("div", {},
     h("h3", { text: "In the tray" }), swatches(tray),
-    ...corr.map((c) => h("p", { class: "notice", "data-testid": "correction-note" },
-      `${c.note === "confirmed as read" ? "Confirmed" : "Corrected"} by ${c.who} at ${when(c.when)}; it read `, ...inline(c.before), " → ", ...inline(c.after))),
+    ...corr.map((c) => h("div", { class: "notice", "data-testid": "correction-note" },
+      h("strong", { text: `${c.note === "confirmed as read" ? "Confirmed" : "Corrected"} by ${c.who} at ${when(c.when)}` }),
+      h("div", {}, "The station read: ", ...inline(c.before)),
+      h("div", {}, "Corrected to: ", ...inline(c.after)))),
     h("h3", { text: "At the table" }),
     h("ol", { class: "todo", id: "instructions" }, instructionList(record)));
   parts.push(h("div", { class: "result-grid" }, left, right));
