@@ -52,6 +52,9 @@ PAWN_ROUNDNESS = 0.8
 # Something that matches no colour and is wider than any cube face (inscribed radius > 5 mm) is
 # foreign: a coin (20 mm), a fingertip (~16 mm).
 FOREIGN_RADIUS_MM = 5.5
+# A patch of a cube colour: a tilted cube on the third layer can show a face core of up to ~5.5 mm
+# inscribed radius (magnified, with a sliver of side face); a 20 mm coin shows ~9 mm.
+FOREIGN_COLOURED_RADIUS_MM = 7.0
 HAND_AREA_MM2 = 40.0
 
 
@@ -115,7 +118,7 @@ class TrayCounter:
         cores = self._cores(tray, gray, labels, level)
         # No face of a 10 mm cube is wider than 10 mm: a round patch of a cube colour that is (a
         # brass coin looks yellow) is something else lying in the tray.
-        odd = [c for c in cores if c.radius_mm > FOREIGN_RADIUS_MM and c.roundness > 0.6]
+        odd = [c for c in cores if c.radius_mm > FOREIGN_COLOURED_RADIUS_MM and c.roundness > 0.6]
         if odd:
             return TrayReading.unusable(
                 f"a round {odd[0].colour}-looking object {2 * odd[0].radius_mm:.0f} mm across is in the "
