@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import cv2
 import numpy as np
 
 from vision import geometry as geo
@@ -110,7 +111,7 @@ def render_motion(before: Scene, after: Scene, n_frames: int, rng: np.random.Gen
             img, _ = draw_scene(sc)
             acc = img.astype(np.float32) if acc is None else acc + img
         assert acc is not None
-        img_avg = np.clip(acc / len(subs) + 0.5, 0, 255).astype(np.uint8)
+        img_avg = cv2.convertScaleAbs(acc, alpha=1.0 / len(subs))
         out.append(finish(apply_light(img_avg, after), after.postfx, rng))
     for _ in range(still_frames):
         img, _ = draw_scene(after)

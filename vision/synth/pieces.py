@@ -70,23 +70,30 @@ def cube_geometry(piece: Piece) -> tuple[np.ndarray, np.ndarray]:
     return verts + np.array([piece.x_mm, piece.y_mm, base]), rot
 
 
+_FACE_IDX = np.array([f for f, _ in _CUBE_FACES])
+_FACE_NORMALS = np.array([n for _, n in _CUBE_FACES])
+
+
 def _cube(piece: Piece, proj: Projector) -> Drawn:
+    """The faces turned towards the camera, farthest first, shaded by their angle to it."""
     verts, rot = cube_geometry(piece)
     uv, depth = proj.project(verts)
     albedo = np.asarray(pal.PIECE_BGR[piece.colour or "black"], np.float64) * piece.shade
-    faces = []
-    for idx, n_local in _CUBE_FACES:
-        n = rot @ np.asarray(n_local)
-        centre = verts[list(idx)].mean(axis=0)
-        view = proj.view_dir(centre)[0]
-        if n @ view <= 1e-6:
-            continue
-        faces.append((float(depth[list(idx)].mean()), uv[list(idx)], _shade(albedo, _lambert(n, view))))
-    faces.sort(key=lambda f: -f[0])
-    centre_depth = float(proj.to_camera(verts.mean(axis=0, keepdims=True))[0, 2])
-    lowest = np.argsort(verts[:, 2])[:4]
-    foot = _hull(uv[lowest]) if piece.z_mm == 0 else None
-    return Drawn(centre_depth, tuple((p, c) for _, p, c in faces), footprint=foot)
+    normals = _FACE_NORMALS @ rot.T
+    centres = verts[_FACE_IDX].mean(axis=1)
+    view = proj.centre_up[None, :] - centres
+    view /= np.linalg.norm(view, axis=1, keepdims=True)
+    facing = np.einsum("ij,ij->i", normals, view)
+    face_depth = depth[_FACE_IDX].mean(axis=1)
+    order = [i for i in np.argsort(-face_depth) if facing[i] > 1e-6]
+    shades = 0.5 + 0.5 * np.clip(facing, 0.0, 1.0)  # as _lambert
+    colours = np.clip(albedo[None, :] * shades[:, None], 0, 255)
+    polys = tuple((uv[_FACE_IDX[i]], (float(colours[i, 0]), float(colours[i, 1]), float(colours[i, 2])))
+                  for i in order)
+    foot = None
+    if piece.z_mm == 0:
+        foot = uv[_FACE_IDX[1]] if not piece.tilt_deg else _hull(uv[np.argsort(verts[:, 2])[:4]])
+    return Drawn(float(depth.mean()), polys, footprint=foot)
 
 
 def _circle(cx: np.ndarray, r: float, axis_rot: np.ndarray, n: int = 24) -> np.ndarray:
