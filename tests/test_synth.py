@@ -39,8 +39,9 @@ def _detect(frame: np.ndarray) -> dict[int, np.ndarray]:
                    focal_equiv_mm=26, aim_x_mm=4, aim_y_mm=-3),
     ],
 )
-def test_markers_are_detected_where_the_truth_says(camera: CameraPose) -> None:
-    scene = Scene((Piece("cube", "red", 90, 80, 20),), camera, Lighting(kelvin=3500), PostFX())
+@pytest.mark.parametrize("k1", [0.0, -0.03])
+def test_markers_are_detected_where_the_truth_says(camera: CameraPose, k1: float) -> None:
+    scene = Scene((Piece("cube", "red", 90, 80, 20),), camera, Lighting(kelvin=3500), PostFX(lens_k1=k1))
     frame, truth = render_with_truth(scene, np.random.default_rng(0))
     assert frame.shape == (camera.height, camera.width, 3) and frame.dtype == np.uint8
     found = _detect(frame)
@@ -219,3 +220,19 @@ def test_motion_ends_exactly_at_the_settled_scene_and_new_cubes_fall_in() -> Non
     first = frames[0][0].pieces
     assert first[:3] == before.pieces  # the cubes already lying there do not move
     assert all(p.z_mm > 5 for p in first[3:])  # the new ones are still in the air
+
+
+def test_barrel_distortion_pulls_the_corners_in() -> None:
+    from vision.synth.render import distort_points
+
+    cam = CameraPose(focal_equiv_mm=30)
+    pinhole = render_with_truth(Scene((), cam, Lighting(), PostFX()), np.random.default_rng(0))[1]
+    barrel = render_with_truth(Scene((), cam, Lighting(), PostFX(lens_k1=-0.03)), np.random.default_rng(0))[1]
+    centre = np.array([cam.width / 2, cam.height / 2])
+    for marker_id in geo.MARKER_IDS:
+        r0 = np.linalg.norm(pinhole.marker_corners_px[marker_id] - centre, axis=1)
+        r1 = np.linalg.norm(barrel.marker_corners_px[marker_id] - centre, axis=1)
+        expected = r0 * (1 - 0.03 * (r0 / cam.focal_px) ** 2)
+        assert r1 == pytest.approx(expected, abs=1e-6)
+        assert (r0 - r1).max() > 1.5  # a pixel or two at the plate's corners
+    assert np.array_equal(distort_points(cam, 0.0, centre), centre)

@@ -19,7 +19,7 @@ import numpy as np
 
 from vision import geometry as geo
 
-from .render import apply_light, draw_scene, finish
+from .render import draw_scene, expose
 from .scene import Piece, Scene
 
 
@@ -112,8 +112,8 @@ def render_motion(before: Scene, after: Scene, n_frames: int, rng: np.random.Gen
             acc = img.astype(np.float32) if acc is None else acc + img
         assert acc is not None
         img_avg = cv2.convertScaleAbs(acc, alpha=1.0 / len(subs))
-        out.append(finish(apply_light(img_avg, after), after.postfx, rng))
+        out.append(expose(img_avg, after, rng))
     for _ in range(still_frames):
         img, _ = draw_scene(after)
-        out.append(finish(apply_light(img, after), after.postfx, rng))
+        out.append(expose(img, after, rng))
     return out

@@ -28,7 +28,7 @@ VISIBLE_FRACTION_MIN = 0.25  # a piece at least this visible "can be asked to be
 
 @dataclass
 class Truth:
-    """What the renderer knows about the frame it drew.
+    """What the renderer knows about the frame it drew (positions include lens distortion).
 
     ``visible_fraction[i]`` is the share of piece i's silhouette not hidden by other pieces (or a
     finger), as this camera sees it. ``visible_cubes`` / ``visible_courtiers`` count those at least
@@ -42,6 +42,7 @@ class Truth:
     visible_courtiers: dict[str, int]
     foreign_object: bool
     marker_corners_px: dict[int, np.ndarray] = field(default_factory=dict)
+    piece_centres_px: list[np.ndarray] = field(default_factory=list)  # rough centre of each drawn piece
 
 
 def _blackbody_bgr(kelvin: float) -> np.ndarray:
@@ -260,12 +261,48 @@ def finish(img: np.ndarray, fx: PostFX, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
+@lru_cache(maxsize=4)
+def _distortion_maps(camera: CameraPose, k1: float) -> tuple[np.ndarray, np.ndarray]:
+    """``cv2.remap`` maps giving, for every pixel of the distorted frame, where it comes from in
+    the ideal pinhole frame (radial model r_d = r_u (1 + k1 r_u^2), r in focal lengths)."""
+    f = camera.focal_px
+    cx, cy = camera.width / 2, camera.height / 2
+    ys, xs = np.mgrid[0:camera.height, 0:camera.width].astype(np.float64)
+    xd, yd = (xs - cx) / f, (ys - cy) / f
+    rd2 = xd * xd + yd * yd
+    scale = np.ones_like(rd2)
+    for _ in range(8):  # fixed point: r_u = r_d / (1 + k1 r_u^2)
+        scale = 1.0 / (1.0 + k1 * rd2 * scale * scale)
+    return (xd * scale * f + cx).astype(np.float32), (yd * scale * f + cy).astype(np.float32)
+
+
+def distort_points(camera: CameraPose, k1: float, uv: np.ndarray) -> np.ndarray:
+    """Where ideal pinhole pixel positions land in a frame with radial distortion ``k1``."""
+    if not k1:
+        return uv
+    f = camera.focal_px
+    c = np.array([camera.width / 2, camera.height / 2])
+    n = (np.asarray(uv, np.float64) - c) / f
+    r2 = (n * n).sum(axis=-1, keepdims=True)
+    return c + n * (1.0 + k1 * r2) * f
+
+
+def expose(img: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
+    """Everything between the drawn scene and the captured frame: lens distortion, light, blur,
+    sharpening, noise, JPEG."""
+    k1 = scene.postfx.lens_k1
+    if k1:
+        mx, my = _distortion_maps(scene.camera, round(k1, 5))
+        img = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return finish(apply_light(img, scene), scene.postfx, rng)
+
+
 def render(scene: Scene, rng: np.random.Generator) -> np.ndarray:
     """Render ``scene`` as the camera would capture it: an ``H x W x 3`` BGR ``uint8`` frame.
 
     ``rng`` drives only the sensor noise; the same scene and seed give the same frame."""
     img, _ = draw_scene(scene)
-    return finish(apply_light(img, scene), scene.postfx, rng)
+    return expose(img, scene, rng)
 
 
 def _silhouette_counts(scene: Scene, drawn: list[Drawn]) -> tuple[np.ndarray, np.ndarray]:
@@ -297,7 +334,7 @@ def _silhouette_counts(scene: Scene, drawn: list[Drawn]) -> tuple[np.ndarray, np
 def render_with_truth(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarray, Truth]:
     """``render`` plus the ground truth of what a camera above can be asked to count."""
     img, drawn = draw_scene(scene)
-    frame = finish(apply_light(img, scene), scene.postfx, rng)
+    frame = expose(img, scene, rng)
     visible, total = _silhouette_counts(scene, drawn)
     frac = [float(v / t) if t else 0.0 for v, t in zip(visible, total, strict=True)]
     cubes = dict.fromkeys(geo.ALL_COLOURS, 0)
@@ -315,8 +352,11 @@ def render_with_truth(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarra
         else:
             foreign = True
     proj = projector(scene.camera)
+    k1 = scene.postfx.lens_k1
     corners = {
-        mid: proj.project(np.column_stack([np.array(geo.marker_corners_mm(mid)), np.zeros(4)]))[0]
+        mid: distort_points(scene.camera, k1,
+                            proj.project(np.column_stack([np.array(geo.marker_corners_mm(mid)), np.zeros(4)]))[0])
         for mid in geo.MARKER_IDS
     }
-    return frame, Truth(frac, cubes, courtiers, vis_cubes, vis_courtiers, foreign, corners)
+    centres = [distort_points(scene.camera, k1, np.vstack([p for p, _ in d.polys]).mean(axis=0)) for d in drawn]
+    return frame, Truth(frac, cubes, courtiers, vis_cubes, vis_courtiers, foreign, corners, centres)

@@ -312,8 +312,11 @@ def random_lighting(rng: np.random.Generator, shadow_prob: float = 0.25) -> Ligh
 
 
 def random_postfx(rng: np.random.Generator) -> PostFX:
+    """Camera effects in the development set's ranges (vignette, blur, sharpening, barrel
+    distortion, noise, JPEG quality)."""
     return PostFX(vignette=float(rng.uniform(0.05, 0.28)), blur_sigma=float(rng.uniform(0.4, 0.8)),
-                  sharpen=float(rng.uniform(0.15, 0.55)), noise_sigma=float(rng.uniform(1.0, 3.0)), jpeg_quality=int(rng.integers(85, 96)))
+                  sharpen=float(rng.uniform(0.15, 0.55)), lens_k1=float(rng.uniform(-0.035, 0.005)),
+                  noise_sigma=float(rng.uniform(1.0, 3.0)), jpeg_quality=int(rng.integers(85, 96)))
 
 
 def random_scene(rng: np.random.Generator, counts: Mapping[str, int] | None = None, **scatter: object) -> Scene:

@@ -132,7 +132,8 @@ class Lighting:
 class PostFX:
     """What the camera does to the image: vignette (relative darkening at the corners), Gaussian
     blur (sigma in px), an unsharp mask (amount), Gaussian noise (sigma in grey levels), an
-    optional JPEG round trip. ``texture`` is the fine, fixed grain of wood and matte print
+    optional JPEG round trip. ``lens_k1`` is radial distortion (r_d = r_u (1 + k1 r_u^2), r in
+    focal lengths; negative = barrel, as in the development set's -0.03..0). ``texture`` is the fine, fixed grain of wood and matte print
     (relative albedo spread); it lives here so that a test can switch every texture off at once."""
 
     vignette: float = 0.15
@@ -141,6 +142,7 @@ class PostFX:
     noise_sigma: float = 2.0
     jpeg_quality: int | None = 92
     texture: float = 0.035
+    lens_k1: float = 0.0
 
 
 @dataclass(frozen=True)
