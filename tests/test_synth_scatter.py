@@ -102,3 +102,12 @@ def test_random_cameras_stay_in_the_spec() -> None:
         assert (cam.width, cam.height) in geo.FRAME_SIZES
     scene = random_scene(np.random.default_rng(9))
     assert sum(p.kind == "cube" for p in scene.pieces) <= geo.MAX_CUBES_IN_TRAY
+
+
+def test_stacked_cubes_sometimes_lean_and_pawns_can_lie() -> None:
+    from vision.synth import courtier
+
+    pieces = scatter_cubes({"red": 14}, np.random.default_rng(8), stack_prob=1.0, spread_mm=7)
+    assert any(p.z_mm > 0 and p.tilt_deg > 0 for p in pieces)
+    lying = courtier("blue", 100, 90, yaw_deg=30, lying=True)
+    assert lying.tilt_deg > 45 and not courtier("blue", 100, 90).tilt_deg

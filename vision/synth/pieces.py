@@ -113,7 +113,9 @@ def _courtier(piece: Piece, proj: Projector) -> Drawn:
     """A pawn: round base, tapering body, collar, round head (10 mm base, 14 mm tall)."""
     rot = rotation(piece)
     k = piece.size / 10.0
-    origin = np.array([piece.x_mm, piece.y_mm, TRAY_FLOOR_MM + piece.z_mm])
+    # a tipped pawn rests on the rim of its base: lift it so that nothing dips into the floor
+    lift = 5.0 * k * abs(math.sin(math.radians(piece.tilt_deg)))
+    origin = np.array([piece.x_mm, piece.y_mm, TRAY_FLOOR_MM + piece.z_mm + lift])
     axis = rot @ np.array([0.0, 0.0, 1.0])
     albedo = np.asarray(pal.PIECE_BGR[piece.colour or "black"], np.float64) * piece.shade
     view = proj.view_dir(origin + axis * 7 * k)[0]

@@ -128,8 +128,11 @@ def scatter_cubes(
                         off *= 3.5 / norm
                     sx, sy = fx[j] + off[0], fy[j] + off[1]
                     if not squares_overlap(sx, sy, yaw, np.array(tx), np.array(ty), np.array(tyaw)).any():
-                        out.append(Piece("cube", colour, sx, sy, yaw, z_mm=geo.CUBE_EDGE_MM,
-                                         shade=float(rng.uniform(0.94, 1.06))))
+                        # one resting off-centre leans over the edge it overhangs
+                        lean = float(rng.uniform(5, 25)) if norm > 2.0 and rng.random() < 0.6 else 0.0
+                        axis = math.degrees(math.atan2(off[1], off[0])) + 90.0
+                        out.append(Piece("cube", colour, sx, sy, yaw, z_mm=geo.CUBE_EDGE_MM, tilt_deg=lean,
+                                         tilt_axis_deg=axis, shade=float(rng.uniform(0.94, 1.06))))
                         tx.append(sx)
                         ty.append(sy)
                         tyaw.append(yaw)
@@ -237,7 +240,10 @@ def cube_on_cube(bottom: str, top: str, x_mm: float, y_mm: float, offset_mm: tup
             Piece("cube", top, x_mm + offset_mm[0], y_mm + offset_mm[1], yaw_top, z_mm=geo.CUBE_EDGE_MM)]
 
 
-def courtier(colour: str, x_mm: float, y_mm: float, yaw_deg: float = 0.0) -> Piece:
+def courtier(colour: str, x_mm: float, y_mm: float, yaw_deg: float = 0.0, lying: bool = False) -> Piece:
+    """A courtier pawn standing at (x, y), or lying on its side with its head towards ``yaw_deg``."""
+    if lying:
+        return Piece("courtier", colour, x_mm, y_mm, yaw_deg, tilt_deg=80.0, tilt_axis_deg=yaw_deg + 90.0)
     return Piece("courtier", colour, x_mm, y_mm, yaw_deg)
 
 
