@@ -44,20 +44,29 @@ BRIGHTNESS_SIGMA = 0.25
 SHADOW_SIGMA = 0.35
 
 
-# The tray floor is seen through clear plastic that mirrors the ring light (a bright ring on the
-# floor), so where the room light's colour differs from the ring's the floor keeps a tint after the
-# plate's white balance: bluish under warm room light, yellowish under cool. The tint runs along the
-# blue-yellow axis of daylight/lamp colours (b in Lab, a little in a); the floor's model is widened
-# by this much (Lab units, one standard deviation) to cover 2700-6500 K.
-FLOOR_TINT_SIGMA_B = 5.0
-FLOOR_TINT_SIGMA_A = 1.5
+# The room light (2700-6500 K) and the ring light differ in colour, and their mixture is not the same
+# everywhere: an arm's shadow takes the room light away from some cubes, and the tray floor mirrors
+# the ring light. So after the plate's white balance a surface can still be lit a little warmer or
+# cooler than the plate was. Such a change multiplies the channels (von Kries) along the daylight
+# locus, red against blue: gains (B, G, R) = (e^t, 1, e^-t). Every model is widened along the
+# direction that moves its colour in Lab, with t's standard deviation this much.
+TINT_SIGMA = 0.08
+FLOOR_TINT_SIGMA = 0.05  # the floor's own learned spread already covers most of its tint
 
 
-def tint_tolerant(model: ColourModel, share: float = 1.0) -> ColourModel:
-    """Widen a model by the light-mixture tint (``share`` of the floor's: a matte cube takes the same
-    mixture as the plate it is balanced on except where a shadow takes the room light away)."""
-    cov = model.cov_array + (share**2) * np.diag([0.0, FLOOR_TINT_SIGMA_A**2, FLOOR_TINT_SIGMA_B**2])
+def _widened(model: ColourModel, gains_at: object, sigma: float) -> ColourModel:
+    refl = lab_to_reflectance(model.mean_array)[0]
+    eps = 0.05
+    up = reflectance_to_lab((refl * gains_at(eps)).reshape(1, 1, 3)).reshape(3).astype(np.float64)  # type: ignore[operator]
+    down = reflectance_to_lab((refl * gains_at(-eps)).reshape(1, 1, 3)).reshape(3).astype(np.float64)  # type: ignore[operator]
+    v = (up - down) / (2 * eps)
+    cov = model.cov_array + (sigma * sigma) * np.outer(v, v)
     return ColourModel(model.mean, tuple(tuple(float(x) for x in row) for row in cov), model.pixels)
+
+
+def tint_tolerant(model: ColourModel, sigma: float = TINT_SIGMA) -> ColourModel:
+    """The model widened along the light's warm-cool direction (see TINT_SIGMA)."""
+    return _widened(model, lambda t: np.array([np.exp(t), 1.0, np.exp(-t)]), sigma)
 
 
 def lab_to_reflectance(lab: np.ndarray) -> np.ndarray:
@@ -66,14 +75,8 @@ def lab_to_reflectance(lab: np.ndarray) -> np.ndarray:
 
 
 def brightness_tolerant(model: ColourModel, sigma: float = BRIGHTNESS_SIGMA) -> ColourModel:
-    """The model with its covariance widened along the brightness direction (see BRIGHTNESS_SIGMA)."""
-    refl = lab_to_reflectance(model.mean_array)[0]
-    eps = 0.05
-    up = reflectance_to_lab((refl * np.exp(eps)).reshape(1, 1, 3)).reshape(3).astype(np.float64)
-    down = reflectance_to_lab((refl * np.exp(-eps)).reshape(1, 1, 3)).reshape(3).astype(np.float64)
-    v = (up - down) / (2 * eps)
-    cov = model.cov_array + (sigma * sigma) * np.outer(v, v)
-    return ColourModel(model.mean, tuple(tuple(float(x) for x in row) for row in cov), model.pixels)
+    """The model widened along the brightness direction (see BRIGHTNESS_SIGMA)."""
+    return _widened(model, lambda t: np.full(3, np.exp(t)), sigma)
 
 
 def reflectance_to_lab(refl: np.ndarray) -> np.ndarray:
@@ -110,9 +113,9 @@ class PixelClassifier:
     def _classify_lab(self, lab: np.ndarray) -> np.ndarray:
         # Courtier pawns are told from cubes by shape, not colour: their pixels join the cube colours.
         models: list[tuple[int, ColourModel, float]] = [
-            (BACKGROUND, tint_tolerant(brightness_tolerant(self.profile.background, SHADOW_SIGMA)), GATE_BACKGROUND)
+            (BACKGROUND, tint_tolerant(brightness_tolerant(self.profile.background, SHADOW_SIGMA), FLOOR_TINT_SIGMA), GATE_BACKGROUND)
         ]
-        models += [(COLOUR_CODES[c], tint_tolerant(brightness_tolerant(m), self._tint_share(m)), GATE_COLOUR) for c, m in self.profile.colours.items()]
+        models += [(COLOUR_CODES[c], tint_tolerant(brightness_tolerant(m)), GATE_COLOUR) for c, m in self.profile.colours.items()]
         scores = np.empty((len(models), len(lab)))
         gated = np.empty((len(models), len(lab)), dtype=bool)
         for k, (_, model, gate) in enumerate(models):
@@ -125,10 +128,6 @@ class PixelClassifier:
         codes = np.array([code for code, _, _ in models], dtype=np.int32)[best]
         codes[~np.isfinite(scores.min(axis=0))] = UNKNOWN
         return codes
-
-    def _tint_share(self, model: ColourModel) -> float:
-        """A tint shifts a and b in proportion to a surface's lightness: a black cube barely moves."""
-        return 0.6 * min(1.0, model.mean[0] / max(self.profile.background.mean[0], 1.0))
 
     def _channel_luts(self, plate_level: np.ndarray) -> list[np.ndarray]:
         if self._last_level is not None and np.array_equal(self._last_level, plate_level):
