@@ -48,7 +48,8 @@ MIN_FACE_AREA_MM2 = 0.2 * FACE_AREA_MM2
 # A visible face, whole or partly hidden, is a convex patch; the dark crevices and shadows between
 # cubes that can pass for black are ragged. Cores filling less of their convex hull are not faces.
 MIN_SOLIDITY = 0.6
-PAWN_ROUNDNESS = 0.8
+PAWN_ROUNDNESS = 0.6
+PAWN_ROUNDNESS_BLACK = 0.8
 # Something that matches no colour and is wider than any cube face (inscribed radius > 5 mm) is
 # foreign: a coin (20 mm), a fingertip (~16 mm).
 FOREIGN_RADIUS_MM = 5.5
@@ -201,7 +202,7 @@ class TrayCounter:
                     lab = bgr_to_lab(tray, level)
                 light = float(np.median(lab[y:y + h, x:x + w, 0][sub]))
                 cores.append(
-                    _Core(colour, area_mm2, r, px_area / rect_area, px_area / (math.pi * rad * rad),
+                    _Core(colour, area_mm2, r, px_area / rect_area, _filled_area(contour) / (math.pi * rad * rad),
                           light, contour, (float(cents[i][0]), float(cents[i][1])))
                 )
         del coloured
@@ -241,10 +242,15 @@ class TrayCounter:
         return edge * edge
 
     def _looks_like_pawn(self, core: _Core) -> bool:
+        """A pawn's head is a ball: its surface turns away from the ring light, so it is darker than a
+        flat top of its colour (as calibrated), and its outline is round, not square. A black ball
+        hardly shades (it reflects little light either way, and a shadow darkens a black cube just as
+        much), so black needs the round outline of an unbroken core."""
         top, pawn = self._top_l[core.colour], self._pawn_l[core.colour]
         darker = abs(core.lightness - pawn) < abs(core.lightness - top)
+        roundness = PAWN_ROUNDNESS_BLACK if core.colour == "black" else PAWN_ROUNDNESS
         # A disc fills ~100 % of its enclosing circle, a square face 64 %, a partly hidden face less.
-        return core.roundness > PAWN_ROUNDNESS and core.area_mm2 < 0.9 * FACE_AREA_MM2 and darker
+        return darker and core.roundness > roundness and core.area_mm2 < 0.9 * FACE_AREA_MM2
 
     def _detection(self, kind: str, colour: str | None, contour_view: np.ndarray, pose: PlatePose,
                    count: int = 1, score: float = 1.0, note: str | None = None) -> Detection:
@@ -275,3 +281,8 @@ def _check_frame(frame: np.ndarray) -> np.ndarray:
     if frame.shape[0] < 240 or frame.shape[1] < 320:
         raise ValueError(f"a frame of {frame.shape[1]}x{frame.shape[0]} is too small to read the tray")
     return frame
+
+
+def _filled_area(contour: np.ndarray) -> float:
+    """Area inside an outline, holes included (a pawn's glossy highlight leaves a hole in its core)."""
+    return float(cv2.contourArea(contour.astype(np.float32).reshape(-1, 1, 2)))
