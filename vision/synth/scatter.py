@@ -272,7 +272,9 @@ def finger(rng: np.random.Generator | None = None, *, side: str | None = None, r
 
 
 def arm_shadow(rng: np.random.Generator, strength: float | None = None) -> Shadow:
-    """A soft, elongated shadow of an arm coming over the plate from a random side."""
+    """A soft, elongated shadow of an arm coming over the plate from a random side, blocking
+    30-75 % of the room light (with the room's share of the light, a plate 10-50 % darker: the
+    development set's shadows are at the mild end of that)."""
     ang = rng.uniform(0, 2 * math.pi)
     cx, cy = geo.PLATE_W_MM / 2, geo.PLATE_H_MM / 2
     d = np.array([math.cos(ang), math.sin(ang)])
@@ -282,7 +284,7 @@ def arm_shadow(rng: np.random.Generator, strength: float | None = None) -> Shado
     w = rng.uniform(35, 60)
     poly = [start + n * w, end + n * w * 0.8, end - n * w * 0.8, start - n * w]
     return Shadow(tuple((float(p[0]), float(p[1])) for p in poly),
-                  strength=float(strength if strength is not None else rng.uniform(0.6, 1.0)),
+                  strength=float(strength if strength is not None else rng.uniform(0.3, 0.75)),
                   softness_mm=float(rng.uniform(8, 20)))
 
 
@@ -307,10 +309,11 @@ def random_camera(rng: np.random.Generator, size: tuple[int, int] | None = None)
 
 
 def random_lighting(rng: np.random.Generator, shadow_prob: float = 0.25) -> Lighting:
-    """Room light within the spec: 2700-6500 K, brightness 0.7-1.3, sometimes an arm shadow."""
+    """Room light within the spec: 2700-6500 K making up 25-70 % of the light, brightness 0.7-1.3,
+    sometimes an arm shadow."""
     return Lighting(
         kelvin=float(rng.uniform(2700, 6500)),
-        cast_strength=float(rng.uniform(0.3, 0.8)),
+        cast_strength=float(rng.uniform(0.25, 0.7)),
         brightness=float(rng.uniform(0.7, 1.3)),
         shadow=arm_shadow(rng) if rng.random() < shadow_prob else None,
         ring_reflection=float(rng.uniform(0.0, 1.0)),
