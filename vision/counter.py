@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from vision import geometry as g
-from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, PixelClassifier, bgr_to_lab
+from vision.colour import COLOUR_CODES, UNKNOWN, PixelClassifier, bgr_to_lab
 from vision.plate import HAND_RING_MASK, PLATE_VIEW, TRAY_VIEW, plate_level
 from vision.profile import ColourProfile
 from vision.reading import Detection, TrayReading, empty_courtiers, empty_cubes
@@ -132,11 +132,13 @@ class TrayCounter:
     def _hand_over_walls(self, plate: np.ndarray, level: np.ndarray) -> str | None:
         """A hand or finger reaching in crosses the plate right around the tray: anything there that
         is clearly not the grey plate (coloured, or much darker than even a shadow) is a hand."""
-        lab = bgr_to_lab(plate, level)
-        chroma = np.hypot(lab[..., 1], lab[..., 2])
+        ring = HAND_RING_MASK > 0
+        lab = bgr_to_lab(plate[ring].reshape(-1, 1, 3), level).reshape(-1, 3)
+        chroma = np.hypot(lab[:, 1], lab[:, 2])
         bg = self.profile.background
         chroma_limit = 6.0 * math.sqrt(max(bg.cov_array[1, 1], bg.cov_array[2, 2], 1.0))
-        odd = ((chroma > chroma_limit) & (HAND_RING_MASK > 0)).astype(np.uint8)
+        odd = np.zeros(HAND_RING_MASK.shape, np.uint8)
+        odd[ring] = chroma > chroma_limit
         odd = cv2.morphologyEx(odd, cv2.MORPH_OPEN, self._k3)
         area = float(odd.sum()) / (PLATE_VIEW.ppm**2)
         self.debug["hand_area_mm2"] = area
@@ -169,9 +171,7 @@ class TrayCounter:
         closed = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, self._seam_kernel)
         depth = cv2.subtract(closed, smooth)
         seam = depth.astype(np.float32) > (SEAM_DEPTH * closed.astype(np.float32) + SEAM_FLOOR)
-        coloured = (labels != BACKGROUND) & (labels != UNKNOWN)
         cores: list[_Core] = []
-        lab = None
         for colour, code in COLOUR_CODES.items():
             mask = ((labels == code) & ~seam).astype(np.uint8)
             if not mask.any():
@@ -198,14 +198,12 @@ class TrayCounter:
                 hull_area = max(cv2.contourArea(cv2.convexHull(contour.astype(np.int32))), 1.0)
                 if px_area / hull_area < MIN_SOLIDITY and area_mm2 < 1.5 * self._face_core_area():
                     continue
-                if lab is None:
-                    lab = bgr_to_lab(tray, level)
-                light = float(np.median(lab[y:y + h, x:x + w, 0][sub]))
+                px = tray[y:y + h, x:x + w][sub]
+                light = float(np.median(bgr_to_lab(px.reshape(-1, 1, 3), level)[..., 0]))
                 cores.append(
                     _Core(colour, area_mm2, r, px_area / rect_area, _filled_area(contour) / (math.pi * rad * rad),
                           light, contour, (float(cents[i][0]), float(cents[i][1])))
                 )
-        del coloured
         return cores
 
     def _decide(self, cores: list[_Core], pose: PlatePose) -> TrayReading:

@@ -16,7 +16,7 @@ import numpy as np
 from vision import geometry as g
 from vision.rectify import View
 
-TRAY_PPM = 4.0
+TRAY_PPM = 3.0
 PLATE_PPM = 1.5
 
 _l, _t, _r, _b = g.TRAY_INNER_MM
