@@ -92,3 +92,21 @@ def test_bad_input_is_named() -> None:
         SettleDetector().update(np.zeros((10, 10, 4), np.uint8), 0.0)
     with pytest.raises(ValueError, match="no frames"):
         wait_until_settled([])
+
+
+@pytest.mark.parametrize("size", [(1280, 960), (1920, 1080)])
+def test_one_cube_sliding_or_falling_in_is_motion(size: tuple[int, int]) -> None:
+    import dataclasses
+
+    from vision.synth import Piece, random_camera
+
+    rng = np.random.default_rng(0)
+    base = Scene(tuple(scatter_cubes({"red": 5}, rng)), random_camera(rng, size), Lighting(), PostFX(noise_sigma=3))
+    det = SettleDetector()
+    first = det.downscale(render(base, rng))
+    assert det.motion(first, det.downscale(render(base, rng))) <= det.motion_fraction  # noise alone
+    cube = base.pieces[0]
+    slid = dataclasses.replace(base, pieces=(dataclasses.replace(cube, x_mm=cube.x_mm + 2),) + base.pieces[1:])
+    assert det.motion(first, det.downscale(render(slid, rng))) > det.motion_fraction
+    fell = dataclasses.replace(base, pieces=(*base.pieces, Piece("cube", "yellow", 100, 80)))
+    assert det.motion(first, det.downscale(render(fell, rng))) > det.motion_fraction
