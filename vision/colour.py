@@ -110,12 +110,16 @@ class PixelClassifier:
         self._last_level: np.ndarray | None = None
         self._luts: list[np.ndarray] = []
 
+    def tolerant_model(self, colour: str) -> ColourModel:
+        """A colour's model as the classifier uses it (widened for brightness and tint)."""
+        return tint_tolerant(brightness_tolerant(self.profile.colours[colour]))
+
     def _classify_lab(self, lab: np.ndarray) -> np.ndarray:
         # Courtier pawns are told from cubes by shape, not colour: their pixels join the cube colours.
         models: list[tuple[int, ColourModel, float]] = [
             (BACKGROUND, tint_tolerant(brightness_tolerant(self.profile.background, SHADOW_SIGMA), FLOOR_TINT_SIGMA), GATE_BACKGROUND)
         ]
-        models += [(COLOUR_CODES[c], tint_tolerant(brightness_tolerant(m)), GATE_COLOUR) for c, m in self.profile.colours.items()]
+        models += [(COLOUR_CODES[c], self.tolerant_model(c), GATE_COLOUR) for c in self.profile.colours]
         scores = np.empty((len(models), len(lab)))
         gated = np.empty((len(models), len(lab)), dtype=bool)
         for k, (_, model, gate) in enumerate(models):

@@ -48,6 +48,8 @@ MIN_FACE_AREA_MM2 = 0.2 * FACE_AREA_MM2
 # A visible face, whole or partly hidden, is a convex patch; the dark crevices and shadows between
 # cubes that can pass for black are ragged. Cores filling less of their convex hull are not faces.
 MIN_SOLIDITY = 0.6
+FACE_GATE = 12.0
+MAX_FACE_LENGTH_MM = 1.1 * math.sqrt(2) * g.CUBE_EDGE_MM  # a face's diagonal, magnified on layer 3  # Mahalanobis^2 of a face's median colour: within 3 standard deviations
 PAWN_ROUNDNESS = 0.6
 PAWN_ROUNDNESS_BLACK = 0.8
 # Something that matches no colour and is wider than any cube face (inscribed radius > 5 mm) is
@@ -89,6 +91,7 @@ class TrayCounter:
         self._seam_kernel = _disc(SEAM_KERNEL_MM)
         self._k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self._top_l = {c: m.mean[0] for c, m in profile.colours.items()}
+        self._models = {c: self.classifier.tolerant_model(c) for c in profile.colours}
         self._pawn_l = {c: m.mean[0] for c, m in profile.courtiers.items()}
         self.debug: dict[str, object] = {}
 
@@ -196,10 +199,21 @@ class TrayCounter:
                 (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
                 px_area = float(stats[i, cv2.CC_STAT_AREA])
                 hull_area = max(cv2.contourArea(cv2.convexHull(contour.astype(np.int32))), 1.0)
-                if px_area / hull_area < MIN_SOLIDITY and area_mm2 < 1.5 * self._face_core_area():
+                small = area_mm2 < 1.5 * self._face_core_area()
+                if px_area / hull_area < MIN_SOLIDITY and small:
+                    continue
+                # No part of one face is longer than its diagonal; a sliver that long but no wider
+                # than a face part is a crevice or a shadow between cubes.
+                if small and max(cv2.minAreaRect(contour.astype(np.float32))[1]) / PPM > MAX_FACE_LENGTH_MM:
                     continue
                 px = tray[y:y + h, x:x + w][sub]
-                light = float(np.median(bgr_to_lab(px.reshape(-1, 1, 3), level)[..., 0]))
+                med = np.median(bgr_to_lab(px.reshape(-1, 1, 3), level).reshape(-1, 3), axis=0)
+                # Each pixel passed the colour's gate, but the face as a whole must be that colour
+                # too: the median of many pixels sits near the model's centre for a real face,
+                # while a dark crevice between cubes only brushes black's edge pixel by pixel.
+                if float(self._models[colour].mahalanobis2(med)[0]) > FACE_GATE:
+                    continue
+                light = float(med[0])
                 cores.append(
                     _Core(colour, area_mm2, r, px_area / rect_area, _filled_area(contour) / (math.pi * rad * rad),
                           light, contour, (float(cents[i][0]), float(cents[i][1])))
