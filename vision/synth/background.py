@@ -162,7 +162,7 @@ def _wall_overlays(proj: Projector, shape: tuple[int, int]) -> tuple[Overlay, ..
     return tuple(overlays)
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=8)
 def background(pose: CameraPose, ring_reflection: float) -> Background:
     """Render (once) the static scene for a camera pose."""
     proj = projector(pose)

@@ -72,7 +72,7 @@ def colour_cast(kelvin: float, strength: float) -> np.ndarray:
     return (gains / _luminance(gains)).astype(np.float32)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=4)
 def _vignette(width: int, height: int, amount: float) -> np.ndarray:
     ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
     r2 = ((xs - width / 2) ** 2 + (ys - height / 2) ** 2) / ((width / 2) ** 2 + (height / 2) ** 2)

@@ -17,7 +17,7 @@ import numpy as np
 
 from vision import geometry as geo
 
-from .scene import CameraPose, Lighting, Piece, PostFX, Scene, Shadow
+from .scene import CameraPose, Lighting, Piece, PostFX, Scene, Shadow, default_focal_px
 
 _HALF = geo.CUBE_EDGE_MM / 2
 
@@ -293,11 +293,7 @@ def random_camera(rng: np.random.Generator, size: tuple[int, int] | None = None)
     with a focal length that keeps the whole plate in view."""
     w, h = size or (tuple(geo.FRAME_SIZES[int(rng.integers(0, len(geo.FRAME_SIZES)))]))
     height = float(rng.uniform(*geo.CAMERA_HEIGHT_MM))
-    # the plate (plus the aim offset and a margin) fills about 80 % of the frame's short side,
-    # as in the development set (36 mm-equivalent at 1280 x 960, 25 mm at 1920 x 1080)
-    need_mm = geo.PLATE_H_MM + 30
-    focal_px = 0.92 * h * height / need_mm
-    focal_equiv = focal_px * 36.0 / w
+    focal_equiv = default_focal_px(int(h), height) * 36.0 / w
     return CameraPose(
         height_mm=height,
         tilt_deg=float(rng.uniform(0, geo.CAMERA_MAX_TILT_DEG)),

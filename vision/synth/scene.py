@@ -77,7 +77,9 @@ class CameraPose:
     towards the plate direction ``tilt_dir_deg`` (0 = +x, 90 = +y), then rolled ``roll_deg`` about
     its axis. ``focal_equiv_mm`` is the 36 mm-equivalent focal length across the frame's width
     (as in the development set's JSON), so the focal length in pixels is
-    ``focal_equiv_mm / 36 * width``.
+    ``focal_equiv_mm / 36 * width``; ``None`` picks the lens a user would set up: the plate
+    (plus a margin) fills about 80 % of the frame's short side, whatever the height and size
+    (about 36 mm at 1280 x 960 and 27 mm at 1920 x 1080 from 300 mm, as in the development set).
     """
 
     height_mm: float = 300.0
@@ -86,13 +88,27 @@ class CameraPose:
     roll_deg: float = 0.0
     width: int = 1280
     height: int = 960
-    focal_equiv_mm: float = 32.0
+    focal_equiv_mm: float | None = None
     aim_x_mm: float = 0.0
     aim_y_mm: float = 0.0
 
+    def __post_init__(self) -> None:
+        if self.width < 16 or self.height < 16:
+            raise ValueError(f"frame size {self.width} x {self.height} is too small")
+        if self.height_mm <= geo.TRAY_WALL_HEIGHT_MM + 20:
+            raise ValueError(f"camera height {self.height_mm} mm is too low above the tray")
+
     @property
     def focal_px(self) -> float:
+        if self.focal_equiv_mm is None:
+            return default_focal_px(self.height, self.height_mm)
         return self.focal_equiv_mm / 36.0 * self.width
+
+
+def default_focal_px(frame_height: int, height_mm: float) -> float:
+    """A focal length (px) at which the plate, plus the aim offset and a margin (210 mm in all),
+    fills 92 % of the frame's short side."""
+    return 0.92 * frame_height * height_mm / (geo.PLATE_H_MM + 30.0)
 
 
 @dataclass(frozen=True)
