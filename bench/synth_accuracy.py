@@ -7,7 +7,10 @@ exactly (cubes equal to the renderer's ``visible_cubes``; for a finger or a coin
 cubes still exact), plus the first few misreadings. Tune the counter on the physics these cases
 vary, never on one image.
 
-    .venv/bin/python bench/synth_accuracy.py [--n 10] [--seed 0] [--case pile ...]
+    .venv/bin/python bench/synth_accuracy.py [--n 10] [--seed 0] [--case pile ...] [--save DIR]
+
+``--save DIR`` writes every misread frame (``<case>_<seed>.jpg``), its annotation
+(``..._annotated.png``) and the truth (``....json``) for a closer look.
 """
 
 from __future__ import annotations
@@ -124,13 +127,33 @@ CASES: dict[str, Callable[[np.random.Generator], Scene]] = {
 }
 
 
+def _save(stem: Path, frame: np.ndarray, reading, truth) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    import cv2
+
+    from vision.annotate import annotate
+
+    cv2.imwrite(str(stem) + ".jpg", frame)
+    cv2.imwrite(str(stem) + "_annotated.png", annotate(frame, reading))
+    stem.with_suffix(".json").write_text(json.dumps({
+        "usable": reading.usable, "reason": reading.reason, "cubes": reading.cubes,
+        "visible_cubes": truth.visible_cubes, "cubes_in_tray": truth.cubes,
+        "visible_courtiers": truth.visible_courtiers, "foreign_object": truth.foreign_object,
+    }, indent=1))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=10, help="scenes per case (default 10)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="only these cases")
+    parser.add_argument("--save", type=Path, help="write misread frames, annotations and truth here")
     args = parser.parse_args(argv)
     from vision.counter import TrayCounter
+
+    if args.save:
+        args.save.mkdir(parents=True, exist_ok=True)
 
     counter = TrayCounter(synthetic_profile())
     total_ok = total = 0
@@ -148,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 good = reading.usable and reading.cubes == truth.visible_cubes
             ok += good
+            if not good and args.save:
+                _save(args.save / f"{name}_{seed}", frame, reading, truth)
             if not good and len(notes) < 3:
                 if not reading.usable:
                     notes.append(f"{seed}: unusable ({reading.reason})")
