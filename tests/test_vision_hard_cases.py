@@ -9,8 +9,6 @@ synthetic calibration shots through the real ``learn_profile``, so the whole pip
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import cv2
@@ -238,27 +236,3 @@ def test_a_truncated_jpeg_is_unreadable(tmp_path: Path) -> None:
         read_image(garbage)
     with pytest.raises(OSError):
         read_image(tmp_path / "missing.jpg")
-
-
-def test_tower_count_reports_unreadable_images_and_counts_the_rest(tmp_path: Path, counter: TrayCounter) -> None:
-    from vision.profile import save_profile
-
-    save_profile(counter.profile, tmp_path / "p.json")
-    good = tmp_path / "good.png"
-    cv2.imwrite(str(good), Scene().row("purple", 2, 90, 90).frame())
-    bad = tmp_path / "bad.jpg"
-    bad.write_bytes(cv2.imencode(".jpg", Scene().frame())[1].tobytes()[:5000])
-    proc = subprocess.run(
-        [sys.executable, "-m", "controller", "count", str(bad), str(good), "--profile",
-         str(tmp_path / "p.json"), "--json", "--annotate", str(tmp_path / "ann")],
-        capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent, timeout=120,
-    )
-    assert proc.returncode == 1, proc.stderr
-    import json
-
-    lines = [json.loads(x) for x in proc.stdout.splitlines()]
-    assert [x["image"] for x in lines] == [str(bad), str(good)]
-    assert lines[0]["usable"] is False and "truncated" in lines[0]["reason"]
-    assert lines[1]["usable"] is True and lines[1]["cubes"]["purple"] == 2
-    assert set(lines[1]["cubes"]) == set(g.ALL_COLOURS)
-    assert len(list((tmp_path / "ann").glob("*.png"))) == 1
