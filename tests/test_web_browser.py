@@ -110,6 +110,7 @@ def test_a_full_battle_from_the_page_with_a_watcher_following_live(browser, stat
     errors: list[str] = []
     for page in (host, watcher):
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)  # CSP too
         page.goto(server.url)
         expect(page.locator("#live")).to_have_attribute("data-state", "live")
     watch_for_progress(watcher)

@@ -236,9 +236,11 @@ function whoAmI() { return localStorage.getItem("tower-who") || "host"; }
 
 function progressView(step, drop) {
   const title = drop ? battleTitle(drop.battle) : "Releasing";
+  const fill = h("div", { class: "bar-fill" });
+  fill.style.width = `${Math.round(((step + 0.5) / STEPS.length) * 100)}%`; // CSSOM: allowed by the CSP
   return h("div", { class: "progress", id: "progress" },
     h("div", { class: "battle-head" }, h("h2", { text: title }), h("span", { class: "tag", text: "in progress" })),
-    h("div", { class: "bar-track" }, h("div", { class: "bar-fill", style: `width:${Math.round(((step + 0.5) / STEPS.length) * 100)}%` })),
+    h("div", { class: "bar-track" }, fill),
     h("ol", { class: "steps" }, STEPS.map((s, i) => h("li", { class: i < step ? "done" : i === step ? "now" : "" }, s))));
 }
 
