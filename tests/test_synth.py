@@ -236,3 +236,26 @@ def test_barrel_distortion_pulls_the_corners_in() -> None:
         assert r1 == pytest.approx(expected, abs=1e-6)
         assert (r0 - r1).max() > 1.5  # a pixel or two at the plate's corners
     assert np.array_equal(distort_points(cam, 0.0, centre), centre)
+
+
+def test_polygon_inset_moves_every_edge_and_vanishes_past_the_inradius() -> None:
+    from vision.synth.render import inset_polygon
+
+    square = np.array([[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]])
+    assert inset_polygon(square, 1.0).tolist() == [[1, 1], [9, 1], [9, 9], [1, 9]]
+    assert inset_polygon(square[::-1], 1.0).tolist() == [[1, 9], [9, 9], [9, 1], [1, 1]]  # either orientation
+    assert inset_polygon(square, 6.0) is None
+
+
+def test_touching_cubes_show_a_dark_groove_between_them() -> None:
+    from vision.synth import row_of_cubes
+
+    cam = CameraPose(focal_equiv_mm=36)
+    x, y = CENTRE
+    frame = render(Scene(tuple(row_of_cubes("yellow", 2, x - 5, y)), cam, Lighting(ring_reflection=0), CLEAN),
+                   np.random.default_rng(0))
+    row = frame[cam.height // 2, :, 1].astype(float)  # green channel across both tops
+    centre = cam.width // 2
+    groove = row[centre - 2:centre + 3].min()
+    tops = np.median(np.r_[row[centre - 30:centre - 10], row[centre + 10:centre + 30]])
+    assert groove < 0.8 * tops

@@ -36,6 +36,7 @@ class Drawn:
     polys: tuple[Poly, ...]
     overlay: bool = False  # drawn above the tray walls (a finger)
     footprint: np.ndarray | None = None  # where it touches the floor (px): a soft contact shadow
+    edge_mm: float | None = None  # a cube's edge: its faces get bevelled, darker rims
 
 
 def rotation(piece: Piece) -> np.ndarray:
@@ -93,7 +94,7 @@ def _cube(piece: Piece, proj: Projector) -> Drawn:
     foot = None
     if piece.z_mm == 0:
         foot = uv[_FACE_IDX[1]] if not piece.tilt_deg else _hull(uv[np.argsort(verts[:, 2])[:4]])
-    return Drawn(float(depth.mean()), polys, footprint=foot)
+    return Drawn(float(depth.mean()), polys, footprint=foot, edge_mm=piece.size)
 
 
 def _circle(cx: np.ndarray, r: float, axis_rot: np.ndarray, n: int = 24) -> np.ndarray:

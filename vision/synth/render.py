@@ -89,6 +89,36 @@ def _fill(img: np.ndarray, poly: np.ndarray, colour, aa: bool = True) -> None:  
 _AA_GROWTH_PX = 0.7
 
 
+def inset_polygon(poly: np.ndarray, d: float) -> np.ndarray | None:
+    """A convex polygon with every edge moved ``d`` px inwards, or None when nothing is left."""
+    e = np.roll(poly, -1, axis=0) - poly
+    length = np.linalg.norm(e, axis=1)
+    if (length < 1e-9).any():
+        return None
+    n = np.column_stack([-e[:, 1], e[:, 0]]) / length[:, None]
+    if float(n[0] @ (poly.mean(axis=0) - poly[0])) < 0:
+        n = -n
+    p = poly + d * n  # a point on each moved edge; edge i runs along e[i]
+    pp, ep = np.roll(p, 1, axis=0), np.roll(e, 1, axis=0)  # the previous edge
+    # p_prev + t e_prev = p + s e  ->  solve for t
+    det = ep[:, 0] * (-e[:, 1]) - ep[:, 1] * (-e[:, 0])
+    if (np.abs(det) < 1e-9).any():
+        return None
+    rhs = p - pp
+    t = (rhs[:, 0] * (-e[:, 1]) - rhs[:, 1] * (-e[:, 0])) / det
+    out = pp + t[:, None] * ep
+    # past the inradius the edges cross over and come out reversed: then nothing is left
+    if (np.einsum("ij,ij->i", np.roll(out, -1, axis=0) - out, e) <= 0).any():
+        return None
+    return out
+
+
+# A cube's edges are rounded: seen from above, each face has a darker rim, and two touching cubes
+# show a dark groove between them (as in the rendered development set). Two steps of shading.
+BEVEL_MM = (0.3, 0.6)
+BEVEL_SHADE = (0.7, 0.86)
+
+
 def _draw_piece(img: np.ndarray, drawn: Drawn) -> None:
     allp = np.vstack([p for p, _ in drawn.polys])
     hull = cv2.convexHull(allp.astype(np.float32))
@@ -96,17 +126,21 @@ def _draw_piece(img: np.ndarray, drawn: Drawn) -> None:
     centre = allp.mean(axis=0)
     k = max(0.0, 1.0 - _AA_GROWTH_PX / half)
     polys = [(centre + (p - centre) * k, c) for p, c in drawn.polys]
-    for poly, colour in polys:
-        _fill(img, poly, colour)
-    # a cube's edges read as faint seams (bevels catch less light); drawn just inside each face
-    if len(polys[-1][0]) == 4:
+    if drawn.edge_mm is None:
         for poly, colour in polys:
-            c = poly.mean(axis=0)
-            r = float(np.linalg.norm(poly - c, axis=1).mean())
-            inset = c + (poly - c) * max(0.0, 1.0 - 0.6 / max(r, 1e-6))
-            pts = np.round(inset * (1 << _SHIFT)).astype(np.int32)
-            dark = tuple(0.8 * c for c in colour)
-            cv2.polylines(img, [pts], True, dark, 1, cv2.LINE_AA, _SHIFT)
+            _fill(img, poly, colour)
+        return
+    top = polys[-1][0]  # the nearest face: px per mm from its size
+    px_per_mm = math.sqrt(max(abs(cv2.contourArea(top.astype(np.float32))), 1e-6)) / drawn.edge_mm
+    for poly, colour in polys:
+        _fill(img, poly, tuple(BEVEL_SHADE[0] * c for c in colour))
+        inner = inset_polygon(poly, BEVEL_MM[0] * px_per_mm)
+        if inner is None:
+            continue
+        _fill(img, inner, tuple(BEVEL_SHADE[1] * c for c in colour))
+        inner = inset_polygon(poly, BEVEL_MM[1] * px_per_mm)
+        if inner is not None:
+            _fill(img, inner, colour)
 
 
 def _shadow_gain(camera: CameraPose, sh: Shadow | None, shape: tuple[int, int]) -> np.ndarray | None:
