@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from vision import geometry as g
-from vision.colour import COLOUR_CODES, UNKNOWN, PixelClassifier, bgr_to_lab
+from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, PixelClassifier, bgr_to_lab
 from vision.plate import HAND_RING_MASK, PLATE_VIEW, TRAY_VIEW, plate_level
 from vision.profile import ColourProfile
 from vision.reading import Detection, TrayReading, empty_courtiers, empty_cubes
@@ -50,6 +50,8 @@ MIN_FACE_AREA_MM2 = 0.2 * FACE_AREA_MM2
 MIN_SOLIDITY = 0.6
 FACE_GATE = 12.0
 MAX_FACE_LENGTH_MM = 1.1 * math.sqrt(2) * g.CUBE_EDGE_MM  # a face's diagonal, magnified on layer 3  # Mahalanobis^2 of a face's median colour: within 3 standard deviations
+FLOOR_LEVEL_SIGMA_MM = 8.0  # smoothing of the local floor level (in mm; the level map is 1 px/mm)
+BLACK_SPLIT_EXPONENT = 1 / 3  # where between black (0) and floor (1), in log grey, shadowed floor starts
 PAWN_ROUNDNESS = 0.6
 PAWN_ROUNDNESS_BLACK = 0.8
 # Something that matches no colour and is wider than any cube face (inscribed radius > 5 mm) is
@@ -92,6 +94,11 @@ class TrayCounter:
         self._k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self._top_l = {c: m.mean[0] for c, m in profile.colours.items()}
         self._models = {c: self.classifier.tolerant_model(c) for c in profile.colours}
+        # Black's brightness relative to the floor as calibrated, in encoded grey levels; halfway (in
+        # log terms) between that and the floor itself is the line between black and shadowed floor.
+        black_l = float(lab_lightness_to_grey(profile.colours["black"].mean[0]))
+        floor_l = float(lab_lightness_to_grey(profile.background.mean[0]))
+        self._black_ratio = max(min(black_l / max(floor_l, 1e-6), 1.0), 1e-3) ** BLACK_SPLIT_EXPONENT
         self._pawn_l = {c: m.mean[0] for c, m in profile.courtiers.items()}
         self.debug: dict[str, object] = {}
 
@@ -119,6 +126,7 @@ class TrayCounter:
                 marker_ids=pose.marker_ids,
             )
         gray = cv2.cvtColor(tray, cv2.COLOR_BGR2GRAY)
+        self._shadow_is_not_black(gray, labels)
         cores = self._cores(tray, gray, labels, level)
         # No face of a 10 mm cube is wider than 10 mm: a round patch of a cube colour that is (a
         # brass coin looks yellow) is something else lying in the tray.
@@ -131,6 +139,33 @@ class TrayCounter:
                 marker_ids=pose.marker_ids,
             )
         return self._decide(cores, pose)
+
+    def _shadow_is_not_black(self, gray: np.ndarray, labels: np.ndarray) -> None:
+        """Floor in an arm's shadow can be as dark as a black cube in absolute terms, but not next to
+        the floor around it: a black face reflects a few per cent of the light, a shadow still lets
+        through half of it. So "black" pixels brighter than ``self._black_ratio`` of the local floor
+        level (the floor's own pixels, smoothed over a few centimetres) are floor. Twice, so floor
+        won back from the shadow informs the level inside it. Modifies ``labels`` in place."""
+        black = COLOUR_CODES["black"]
+        small_size = (max(1, int(round(gray.shape[1] / PPM))), max(1, int(round(gray.shape[0] / PPM))))
+        g = cv2.resize(gray, small_size, interpolation=cv2.INTER_AREA).astype(np.float32)
+        for _ in range(2):
+            is_black = labels == black
+            if not is_black.any():
+                return
+            floor = cv2.resize((labels == BACKGROUND).astype(np.float32), small_size, interpolation=cv2.INTER_AREA)
+            num = cv2.GaussianBlur(g * floor, (0, 0), FLOOR_LEVEL_SIGMA_MM)
+            den = cv2.GaussianBlur(floor, (0, 0), FLOOR_LEVEL_SIGMA_MM)
+            if float(den.max()) <= 1e-3:
+                return
+            wide_num = cv2.GaussianBlur(g * floor, (0, 0), 3 * FLOOR_LEVEL_SIGMA_MM)
+            wide_den = cv2.GaussianBlur(floor, (0, 0), 3 * FLOOR_LEVEL_SIGMA_MM)
+            level = np.where(den > 0.05, num / np.maximum(den, 1e-6), wide_num / np.maximum(wide_den, 1e-6))
+            level = cv2.resize(level, (gray.shape[1], gray.shape[0]), interpolation=cv2.INTER_LINEAR)
+            lit = is_black & (gray.astype(np.float32) > self._black_ratio * level)
+            if not lit.any():
+                return
+            labels[lit] = BACKGROUND
 
     def _hand_over_walls(self, plate: np.ndarray, level: np.ndarray) -> str | None:
         """A hand or finger reaching in crosses the plate right around the tray: anything there that
@@ -270,6 +305,12 @@ class TrayCounter:
         c = contour_view.reshape(-1, 2).mean(axis=0)
         centre = (TRAY_VIEW.x0 + (c[0] + 0.5) / PPM, TRAY_VIEW.y0 + (c[1] + 0.5) / PPM)
         return Detection(kind, colour, img.astype(np.float32), centre, count, score, note)
+
+
+def lab_lightness_to_grey(l_star: float) -> float:
+    """CIE L* to an sRGB-encoded grey level in 0..1 (the scale of the camera's grey image)."""
+    y = ((l_star + 16) / 116) ** 3 if l_star > 8 else l_star / 903.3
+    return 12.92 * y if y <= 0.0031308 else 1.055 * y ** (1 / 2.4) - 0.055
 
 
 def _largest_contour(mask: np.ndarray) -> np.ndarray:
