@@ -53,6 +53,13 @@ MAX_FACE_LENGTH_MM = 1.1 * math.sqrt(2) * g.CUBE_EDGE_MM  # a face's diagonal, m
 FLOOR_LEVEL_SIGMA_MM = 8.0  # smoothing of the local floor level (in mm; the level map is 1 px/mm)
 BLACK_SPLIT_EXPONENT = 1 / 3  # where between black (0) and floor (1), in log grey, shadowed floor starts
 PAWN_ROUNDNESS = 0.6
+# Counting merged faces (see TrayCounter._cubes_in).
+SINGLE_MAX_MM2 = 1.75 * FACE_AREA_MM2
+SINGLE_SQUARENESS = 0.92
+PILE_FIRST_MM2 = 1.15 * FACE_AREA_MM2
+PILE_NEXT_MM2 = 0.97 * FACE_AREA_MM2
+SUMMIT_SPACING_MM = 7.0
+SUMMIT_MIN_MM = 2.5
 PAWN_ROUNDNESS_BLACK = 0.8
 # Something that matches no colour and is wider than any cube face (inscribed radius > 5 mm) is
 # foreign: a coin (20 mm), a fingertip (~16 mm).
@@ -73,6 +80,7 @@ class _Core:
     lightness: float
     contour: np.ndarray  # in tray-view pixels
     centre: tuple[float, float]  # tray-view pixels
+    summits: int = 1  # separate distance-transform summits (faces merged through missed seams)
 
 
 def _disc(mm: float) -> np.ndarray:
@@ -91,6 +99,7 @@ class TrayCounter:
         self.locator = MarkerLocator()
         self.classifier = PixelClassifier(profile)
         self._seam_kernel = _disc(SEAM_KERNEL_MM)
+        self._summit_kernel = _disc(SUMMIT_SPACING_MM)
         self._k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self._top_l = {c: m.mean[0] for c, m in profile.colours.items()}
         self._models = {c: self.classifier.tolerant_model(c) for c in profile.colours}
@@ -225,7 +234,8 @@ class TrayCounter:
                     continue
                 x, y, w, h = stats[i, :4]
                 sub = comp[y:y + h, x:x + w] == i
-                r = float(dist[y:y + h, x:x + w][sub].max()) / PPM
+                dsub = np.where(sub, dist[y:y + h, x:x + w], 0).astype(np.float32)
+                r = float(dsub.max()) / PPM
                 if r < MIN_FACE_RADIUS_MM:
                     continue
                 contour = _largest_contour(sub.astype(np.uint8)) + np.array([x, y])
@@ -251,7 +261,8 @@ class TrayCounter:
                 light = float(med[0])
                 cores.append(
                     _Core(colour, area_mm2, r, px_area / rect_area, _filled_area(contour) / (math.pi * rad * rad),
-                          light, contour, (float(cents[i][0]), float(cents[i][1])))
+                          light, contour, (float(cents[i][0]), float(cents[i][1])),
+                          self._summits(dsub) if area_mm2 > SINGLE_MAX_MM2 else 1)
                 )
         return cores
 
@@ -268,7 +279,7 @@ class TrayCounter:
             kind = "cube"
             if core.colour in self._pawn_l and self._looks_like_pawn(core):
                 kind = "courtier"
-            n = 1 if kind == "courtier" else max(1, int(round(units)))
+            n = 1 if kind == "courtier" else self._cubes_in(core)
             frac = units - math.floor(units)
             score = 1.0 - 2 * min(abs(frac - 0.5), 0.5) if units > 1.0 else 1.0
             score = 1.0 - score * 0.5 if units > 1.0 else 1.0
@@ -282,6 +293,30 @@ class TrayCounter:
         confidence = float(min(scores)) if scores else 1.0
         reason = "; ".join(doubts) if doubts else None
         return TrayReading(True, reason, cubes, courtiers, confidence, detections, doubts, pose.marker_ids)
+
+    def _cubes_in(self, core: _Core) -> int:
+        """How many cubes one core stands for.
+
+        Up to the largest silhouette one cube can show from above (a tilted cube: its face times
+        about 1.7), a core that fills its bounding rectangle is one cube, seen tilted. Beyond that,
+        faces merged where seams were missed: the area gives a bracket (every face whole: area over
+        a face's core; faces partly hidden by their neighbours, as in a pile: a first face and then
+        about a face per extra cube) and the distance transform's separate summits pick inside it.
+        """
+        a = core.area_mm2
+        if a <= SINGLE_MAX_MM2 and core.squareness >= SINGLE_SQUARENESS:
+            return 1
+        whole = max(1, int(round(a / self._face_core_area())))
+        if a <= SINGLE_MAX_MM2:
+            return whole
+        piled = max(1, 1 + int(round((a - PILE_FIRST_MM2) / PILE_NEXT_MM2)))
+        lo, hi = min(whole, piled), max(whole, piled)
+        return int(min(max(core.summits, lo), hi))
+
+    def _summits(self, dist: np.ndarray) -> int:
+        summit = (dist >= cv2.dilate(dist, self._summit_kernel)) & (dist >= SUMMIT_MIN_MM * PPM)
+        n, _ = cv2.connectedComponents(summit.astype(np.uint8))
+        return max(1, n - 1)
 
     def _face_core_area(self) -> float:
         # A full top face loses about half a seam kernel along each edge once seams are removed.
