@@ -144,8 +144,14 @@ function session() { return ((S.data && S.data.status) || {}).session || null; }
 function currentDrop() { return ((S.data && S.data.status) || {}).drop || null; }
 function players() { return ((session() || {}).players || []).slice(); }
 
-function renderBattle() {
+function renderBattle(force) {
   const card = $("battle");
+  // A live update must not wipe what the host is typing: an open form stays as it is, unless the
+  // drop it belongs to has moved on (another device planned a battle, or the drop was closed).
+  const open = currentDrop();
+  if (S.showForm && open && open.phase !== "resolved") S.showForm = false;
+  if (S.correcting !== null && (!open || open.drop_id !== S.correcting || !["counted", "resolved"].includes(open.phase))) S.correcting = null;
+  if (!force && !S.releasing && ((S.showForm && S.host && $("battle-form")) || (S.correcting !== null && $("correction-form")))) return;
   card.replaceChildren();
   if (!S.data) { card.append(h("p", { class: "muted", text: "Loading the table…" })); return; }
   const ses = session();
@@ -168,7 +174,7 @@ function renderBattle() {
   else card.append(h("h2", { text: "Ready" }), h("p", { class: "muted", text: "No drop in this session yet." }));
   if (S.host && S.correcting === null) {
     card.append(h("div", { class: "row" },
-      h("button", { class: "primary", id: "new-battle", type: "button", onclick: () => { S.showForm = true; S.correcting = null; renderBattle(); } },
+      h("button", { class: "primary", id: "new-battle", type: "button", onclick: () => { S.showForm = true; S.correcting = null; renderBattle(true); } },
         ses.filled ? "New battle" : "Initial fill")));
   } else if (!S.host) {
     card.append(h("p", { class: "muted", text: "Waiting for the host to start the next battle." }));
@@ -308,7 +314,7 @@ function resultView(record) {
       }, "Confirm as read") : null,
       h("button", {
         class: "secondary", id: "correct", type: "button",
-        onclick: () => { S.correcting = record.drop_id; renderBattle(); },
+        onclick: () => { S.correcting = record.drop_id; renderBattle(true); },
       }, "Correct the reading")));
   }
   return parts;
@@ -376,7 +382,7 @@ function battleForm() {
   const form = h("form", { class: "battle-form", id: "battle-form" },
     h("h2", { text: "New battle" }),
     h("fieldset", { class: "kinds" }, kinds.map(([k, t]) => h("label", {},
-      h("input", { type: "radio", name: "kind", value: k, checked: k === S.kind, onchange: () => { S.kind = k; renderBattle(); } }), t))),
+      h("input", { type: "radio", name: "kind", value: k, checked: k === S.kind, onchange: () => { S.kind = k; renderBattle(true); } }), t))),
     ...fields,
     h("div", { class: "row" },
       h("button", { class: "secondary", type: "button", onclick: () => { S.showForm = false; renderBattle(); } }, "Cancel"),
