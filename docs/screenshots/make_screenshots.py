@@ -34,7 +34,8 @@ def main(out: Path) -> None:
         table.new_session(["red", "blue", "yellow", "purple"], emperors_court=True)
         table.set_round(event="palace_defender_plus_one", bonus_tiles={"attack_plus_one": "red"})
         fill = table.plan({"battle": "initial_fill"})
-        table.release(fill["drop_id"])
+        if table.release(fill["drop_id"])["needs_confirmation"]:
+            table.correct(fill["drop_id"], table.station.sim.tray_contents(), "host")
         table.deploy("red", 5)
         table.deploy("blue", 3)
         table.plan({"battle": "attack", "attacker": "red", "attacking_armies": 5, "defender": "blue",
@@ -57,11 +58,23 @@ def main(out: Path) -> None:
             watcher.goto(server.url)
             expect(watcher.locator("#live")).to_have_attribute("data-state", "live")
             host.click("#release")
+            expect(host.locator("#outcome, #confirm").first).to_be_visible(timeout=60_000)
+            if host.locator("#confirm").count():  # the station doubts its reading: the host checks it
+                host.screenshot(path=str(out / "battle-phone-doubt.png"))
+                reading = table.status()["drop"]["reading"]["cubes"]
+                if reading == table.station.sim.tray_contents():
+                    host.click("#confirm")
+                else:
+                    host.click("#correct")
+                    for colour, n in table.station.sim.tray_contents().items():
+                        host.fill(f"#correction-form input[name={colour}]", str(n))
+                    host.click("#correction-submit")
             expect(host.locator("#outcome")).to_be_visible(timeout=60_000)
             expect(watcher.locator("#outcome")).to_be_visible(timeout=10_000)
             for page in (host, watcher):
                 page.wait_for_load_state("networkidle")
                 page.wait_for_timeout(400)
+                page.evaluate("document.getElementById('toast').hidden = true; window.scrollTo(0, 0)")
             host.screenshot(path=str(out / "battle-phone-result.png"))
             watcher.screenshot(path=str(out / "battle-tablet-result.png"))
             browser.close()

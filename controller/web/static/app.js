@@ -273,6 +273,14 @@ function instructionList(record) {
   return out;
 }
 
+const sameCounts = (a, b) => JSON.stringify(nonzero(a).sort()) === JSON.stringify(nonzero(b).sort());
+function changedBy(record) { return correctionsOf(record).some((c) => !sameCounts(c.before, c.after)); }
+function correctionTag(record, id) {
+  if (!correctionsOf(record).length) return null;
+  return changedBy(record) ? h("span", { class: "tag corrected", id, text: "corrected" })
+    : h("span", { class: "tag confirmed", id, text: "confirmed" });
+}
+
 function correctionsOf(record) {
   return record.corrections || [];
 }
@@ -283,7 +291,7 @@ function resultView(record) {
   const battle = record.battle;
   parts.push(h("div", { class: "battle-head" },
     h("h2", { text: battleTitle(battle) }),
-    h("span", {}, corr.length ? h("span", { class: "tag corrected", id: "corrected-tag", text: "corrected" }) : null,
+    h("span", {}, correctionTag(record, "corrected-tag"),
       " ", h("span", { class: "tag", text: `drop ${record.drop_id}` }))));
   if (record.summary) parts.push(h("p", { class: "outcome", id: "outcome", text: record.summary }));
   if (record.needs_confirmation) {
@@ -299,9 +307,9 @@ function resultView(record) {
   const right = h("div", {},
     h("h3", { text: "In the tray" }), swatches(tray),
     ...corr.map((c) => h("div", { class: "notice", "data-testid": "correction-note" },
-      h("strong", { text: `${c.note === "confirmed as read" ? "Confirmed" : "Corrected"} by ${c.who} at ${when(c.when)}` }),
+      h("strong", { text: `${sameCounts(c.before, c.after) ? "Confirmed" : "Corrected"} by ${c.who} at ${when(c.when)}` }),
       h("div", {}, "The station read: ", ...inline(c.before)),
-      h("div", {}, "Corrected to: ", ...inline(c.after)))),
+      sameCounts(c.before, c.after) ? null : h("div", {}, "Corrected to: ", ...inline(c.after)))),
     h("h3", { text: "At the table" }),
     h("ol", { class: "todo", id: "instructions" }, instructionList(record)));
   parts.push(h("div", { class: "result-grid" }, left, right));
@@ -456,12 +464,11 @@ function renderHistory() {
   if (!history.length) { list.append(h("li", { class: "muted", text: "No drops yet." })); return; }
   for (const d of history) {
     const src = imageUrl(d.annotated || d.image);
-    const corrected = correctionsOf(d).filter(Boolean).length > 0;
     list.append(h("li", { "data-drop": d.drop_id },
       src ? h("button", { class: "thumb", type: "button", onclick: () => openImage(src, `Drop ${d.drop_id}`) },
         h("img", { src, alt: `Drop ${d.drop_id}`, loading: "lazy" })) : h("span", { class: "thumb" }),
       h("div", {},
-        h("div", { class: "what" }, `${d.drop_id}. ${battleTitle(d.battle)} `, corrected ? h("span", { class: "tag corrected", text: "corrected" }) : null),
+        h("div", { class: "what" }, `${d.drop_id}. ${battleTitle(d.battle)} `, correctionTag(d, null)),
         h("div", { text: d.summary || `(${d.phase})` }),
         h("div", { class: "meta" }, inline(countsOf(d.reading))))));
   }
