@@ -172,7 +172,10 @@ function renderBattle(force) {
   const record = drop || (S.data.history || []).find((d) => d.resolution || d.reading) || null;
   if (record) card.append(...resultView(record));
   else card.append(h("h2", { text: "Ready" }), h("p", { class: "muted", text: "No drop in this session yet." }));
-  if (S.host && S.correcting === null) {
+  const waiting = drop && phase !== "resolved";  // a doubted reading: confirm or correct it first
+  if (waiting) {
+    if (!S.host) card.append(h("p", { class: "muted", text: "Waiting for the host to check the reading." }));
+  } else if (S.host && S.correcting === null) {
     card.append(h("div", { class: "row" },
       h("button", { class: "primary", id: "new-battle", type: "button", onclick: () => { S.showForm = true; S.correcting = null; renderBattle(true); } },
         ses.filled ? "New battle" : "Initial fill")));
