@@ -39,7 +39,7 @@ PPM = TRAY_VIEW.ppm
 FACE_AREA_MM2 = g.CUBE_EDGE_MM**2
 # A seam is a thin line darker than its surroundings by this fraction of their brightness.
 SEAM_DEPTH = 0.10
-SEAM_KERNEL_MM = 1.5
+SEAM_KERNEL_MM = 2.0
 SEAM_FLOOR = 3.0  # grey levels: below this a dip is noise even on a black top
 # A visible face must keep at least this inscribed radius once seams are removed: a quarter of a
 # 10 mm face is a 5 x 5 mm corner (radius 2.5 mm); side faces seen from above are < 3.5 mm wide.
