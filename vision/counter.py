@@ -52,7 +52,8 @@ FACE_GATE = 12.0
 MAX_FACE_LENGTH_MM = 1.1 * math.sqrt(2) * g.CUBE_EDGE_MM  # a face's diagonal, magnified on layer 3  # Mahalanobis^2 of a face's median colour: within 3 standard deviations
 FLOOR_LEVEL_SIGMA_MM = 8.0  # smoothing of the local floor level (in mm; the level map is 1 px/mm)
 BLACK_SPLIT_EXPONENT = 1 / 3  # where between black (0) and floor (1), in log grey, shadowed floor starts
-PAWN_ROUNDNESS = 0.6
+PAWN_ROUNDNESS = 0.55
+PAWN_MAX_SQUARENESS = 0.88  # a disc fills pi/4 of its bounding square, a face nearly all of it
 # Counting merged faces (see TrayCounter._cubes_in).
 SINGLE_MAX_MM2 = 1.75 * FACE_AREA_MM2
 SINGLE_SQUARENESS = 0.92
@@ -332,7 +333,9 @@ class TrayCounter:
         darker = abs(core.lightness - pawn) < abs(core.lightness - top)
         roundness = PAWN_ROUNDNESS_BLACK if core.colour == "black" else PAWN_ROUNDNESS
         # A disc fills ~100 % of its enclosing circle, a square face 64 %, a partly hidden face less.
-        return darker and core.roundness > roundness and core.area_mm2 < 0.9 * FACE_AREA_MM2
+        # ... and a core that fills its bounding rectangle is a face, however dark.
+        return (darker and core.roundness > roundness and core.squareness < PAWN_MAX_SQUARENESS
+                and core.area_mm2 < 0.9 * FACE_AREA_MM2)
 
     def _detection(self, kind: str, colour: str | None, contour_view: np.ndarray, pose: PlatePose,
                    count: int = 1, score: float = 1.0, note: str | None = None) -> Detection:
