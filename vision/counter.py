@@ -41,10 +41,11 @@ FACE_AREA_MM2 = g.CUBE_EDGE_MM**2
 SEAM_DEPTH = 0.10
 SEAM_KERNEL_MM = 2.0
 SEAM_FLOOR = 3.0  # grey levels: below this a dip is noise even on a black top
-# A visible face must keep at least this inscribed radius once seams are removed: a quarter of a
-# 10 mm face is a 5 x 5 mm corner (radius 2.5 mm); side faces seen from above are < 3.5 mm wide.
-MIN_FACE_RADIUS_MM = 1.6
-MIN_FACE_AREA_MM2 = 0.2 * FACE_AREA_MM2
+# A visible face must keep at least this inscribed radius once seams are removed (the quarter of a
+# 10 mm face that makes a cube count is a 5 x 5 mm corner, less its seams; side faces seen from above
+# are under ~3 mm wide and split from their top by the bevel seam).
+MIN_FACE_RADIUS_MM = 1.3
+MIN_FACE_AREA_MM2 = 0.15 * FACE_AREA_MM2
 # A visible face, whole or partly hidden, is a convex patch; the dark crevices and shadows between
 # cubes that can pass for black are ragged. Cores filling less of their convex hull are not faces.
 MIN_SOLIDITY = 0.6
