@@ -112,6 +112,8 @@ class TrayCounter:
         self._black_ratio = max(min(black_l / max(floor_l, 1e-6), 1.0), 1e-3) ** BLACK_SPLIT_EXPONENT
         self._pawn_l = {c: m.mean[0] for c, m in profile.courtiers.items()}
         self.debug: dict[str, object] = {}
+        self._frame_h: np.ndarray | None = None
+        self._frame_pose: PlatePose | None = None
 
     # -- frame level -------------------------------------------------------------------------------
     def count(self, frame_bgr: np.ndarray) -> TrayReading:
@@ -340,7 +342,10 @@ class TrayCounter:
 
     def _detection(self, kind: str, colour: str | None, contour_view: np.ndarray, pose: PlatePose,
                    count: int = 1, score: float = 1.0, note: str | None = None) -> Detection:
-        img = TRAY_VIEW.to_image(pose, contour_view.reshape(-1, 2).astype(np.float64))
+        if self._frame_h is None or self._frame_pose is not pose:
+            self._frame_h, self._frame_pose = TRAY_VIEW.view_to_image(pose), pose
+        pts = contour_view.reshape(-1, 1, 2).astype(np.float64)
+        img = cv2.perspectiveTransform(pts, self._frame_h).reshape(-1, 2)
         c = contour_view.reshape(-1, 2).mean(axis=0)
         centre = (TRAY_VIEW.x0 + (c[0] + 0.5) / PPM, TRAY_VIEW.y0 + (c[1] + 0.5) / PPM)
         return Detection(kind, colour, img.astype(np.float32), centre, count, score, note)

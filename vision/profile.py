@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -60,10 +61,13 @@ class ColourModel:
         """Geometric-mean standard deviation (Lab units): one number for how tight the colour is."""
         return float(np.linalg.det(self.cov_array) ** (1.0 / 6.0))
 
+    @cached_property
+    def _inverse(self) -> np.ndarray:
+        return np.linalg.inv(self.cov_array)
+
     def mahalanobis2(self, lab: np.ndarray) -> np.ndarray:
-        d = lab.reshape(-1, 3) - self.mean_array
-        inv = np.linalg.inv(self.cov_array)
-        return np.einsum("ij,jk,ik->i", d, inv, d)
+        d = np.asarray(lab, dtype=np.float64).reshape(-1, 3) - self.mean_array
+        return np.einsum("ij,jk,ik->i", d, self._inverse, d)
 
     @classmethod
     def fit(cls, lab: np.ndarray, floor_var: float = 1.0) -> ColourModel:

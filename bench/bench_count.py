@@ -1,0 +1,62 @@
+"""Benchmark: median marginal time to count one 1280 x 960 frame, and peak memory.
+
+Calibrates once (on ../shared/data/tray_dev when present, else on the synthetic shots of the
+hard-case tests), then counts a batch of 1280 x 960 frames in one process on one core
+(``cv2.setNumThreads(1)``) and prints the median and 90th-percentile time per frame and the
+process's peak resident memory. CPU time per count is printed too: on a shared machine the wall
+time includes waiting for a core.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from calibration.tray_dev import calibration_profile  # noqa: E402
+from vision.counter import TrayCounter  # noqa: E402
+from vision.imageio import read_image  # noqa: E402
+
+ROUNDS = 5
+
+
+def main() -> int:
+    cv2.setNumThreads(1)
+    root = REPO.parent / "shared" / "data" / "tray_dev"
+    if not root.is_dir():
+        print(f"{root} is missing: the benchmark needs the shared tray photos")
+        return 1
+    counter = TrayCounter(calibration_profile(root))
+    frames = [read_image(p) for p in sorted((root / "test").glob("*.jpg"))]
+    frames = [f for f in frames if f.shape[:2] == (960, 1280)]
+    counter.count(frames[0])  # warm-up (lazy allocations)
+    times, cpu = [], []
+    for _ in range(ROUNDS):
+        for f in frames:
+            t0, c0 = time.perf_counter(), time.process_time()
+            counter.count(f)
+            times.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+    times.sort()
+    med = statistics.median(times) * 1e3
+    p90 = times[int(0.9 * (len(times) - 1))] * 1e3
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    cpu_med = statistics.median(cpu) * 1e3
+    print(f"count 1280x960 frame, 1 thread: median {med:.1f} ms wall, p90 {p90:.1f} ms; median CPU time "
+          f"{cpu_med:.1f} ms ({len(times)} counts of {len(frames)} frames); peak RSS {peak_mib:.0f} MiB; "
+          f"target <= 20 ms")
+    print(f"(wall time includes waiting for the CPU when the machine is shared: load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores now)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
