@@ -75,7 +75,7 @@ class CameraReader:
         start = time.monotonic()
         while True:
             frame = self.camera.capture()
-            state = detector.feed(frame, time.monotonic() - start)
+            state = detector.update(frame, time.monotonic() - start)
             if state.settled:
                 return frame, True
             if state.timed_out:
