@@ -79,7 +79,7 @@ def main(out: Path) -> None:
             watcher.screenshot(path=str(out / "battle-tablet-result.png"))
             browser.close()
         table.close()
-    for name in ("battle-phone-plan.png", "battle-phone-result.png", "battle-tablet-result.png"):
+    for name in sorted(p.name for p in out.glob("battle-*.png")):
         print(out / name)
 
 
