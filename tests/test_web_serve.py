@@ -123,3 +123,32 @@ def test_tower_serve_refuses_a_bad_pin(tmp_path: Path, pin: str) -> None:
                              str(tmp_path / "data")], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "4 to 12 letters or digits" in result.stderr
+
+
+def test_two_taps_on_release_at_once_release_the_funnel_once(tmp_path: Path) -> None:
+    table = Table.open(data_dir=tmp_path / "data", reader="direct")
+    table.new_session(["red", "blue", "yellow"])
+    drop_id = table.plan({"battle": "initial_fill"})["drop_id"]
+    releases_before = table.station.sim.release_count
+    app = create_app(table, table.data_dir, HostAccess("1234"))
+    answers: list[int] = []
+    try:
+        with BackgroundServer(app) as server:
+            barrier = threading.Barrier(4)
+
+            def tap() -> None:
+                barrier.wait()
+                answer = httpx.post(f"{server.url}/api/drops/{drop_id}/release", headers={PIN_HEADER: "1234"},
+                                    timeout=30)
+                answers.append(answer.status_code)
+
+            taps = [threading.Thread(target=tap) for _ in range(4)]
+            for t in taps:
+                t.start()
+            for t in taps:
+                t.join(30)
+        assert sorted(answers) == [200, 400, 400, 400]
+        assert table.station.sim.release_count == releases_before + 1
+        assert [r["kind"] for r in table.log()].count("released") == 1
+    finally:
+        table.close()
