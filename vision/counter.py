@@ -29,7 +29,15 @@ import cv2
 import numpy as np
 
 from vision import geometry as g
-from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, PixelClassifier, bgr_to_lab
+from vision.colour import (
+    BACKGROUND,
+    COLOUR_CODES,
+    UNKNOWN,
+    PixelClassifier,
+    bgr_to_lab,
+    lab_to_reflectance,
+    reflectance_to_lab,
+)
 from vision.plate import HAND_RING_MASK, PLATE_VIEW, TRAY_VIEW, plate_level
 from vision.profile import ColourProfile
 from vision.reading import Detection, TrayReading, empty_courtiers, empty_cubes
@@ -70,6 +78,11 @@ FOREIGN_RADIUS_MM = 5.5
 # inscribed radius (magnified, with a sliver of side face); a 20 mm coin shows ~9 mm.
 FOREIGN_COLOURED_RADIUS_MM = 7.0
 HAND_AREA_MM2 = 40.0
+# What tint the plate keeps under an arm's shadow after the white balance (the ring light alone
+# against the balanced mix: a von Kries change of log gains of about +-0.08 between red and blue),
+# and how far beyond the plate's chroma under it a hand's colour must be (skin: 15-40).
+HAND_TINT = 0.08
+HAND_CHROMA_FACTOR = 1.0
 
 
 @dataclass
@@ -113,6 +126,7 @@ class TrayCounter:
         self._pawn_l = {c: m.mean[0] for c, m in profile.courtiers.items()}
         self.debug: dict[str, object] = {}
         self._frame_h: np.ndarray | None = None
+        self._hand_chroma = HAND_CHROMA_FACTOR * _tinted_chroma(profile.background, HAND_TINT)
         self._frame_pose: PlatePose | None = None
 
     # -- frame level -------------------------------------------------------------------------------
@@ -181,17 +195,19 @@ class TrayCounter:
             labels[lit] = BACKGROUND
 
     def _hand_over_walls(self, plate: np.ndarray, level: np.ndarray) -> str | None:
-        """A hand or finger reaching in crosses the plate right around the tray: anything there that
-        is clearly not the grey plate (coloured, or much darker than even a shadow) is a hand."""
-        ring = HAND_RING_MASK > 0
-        lab = bgr_to_lab(plate[ring].reshape(-1, 1, 3), level).reshape(-1, 3)
-        chroma = np.hypot(lab[:, 1], lab[:, 2])
-        bg = self.profile.background
-        chroma_limit = 6.0 * math.sqrt(max(bg.cov_array[1, 1], bg.cov_array[2, 2], 1.0))
-        odd = np.zeros(HAND_RING_MASK.shape, np.uint8)
-        odd[ring] = chroma > chroma_limit
+        """A hand or finger reaching in crosses the plate right around the tray. Anything there that
+        the classifier does not take for the grey plate (which it accepts under a shadow or another
+        tint of light, like the tray's floor) is a hand: nothing else lies on the plate."""
+        labels = self.classifier.classify(plate, level)
+        odd = (labels != BACKGROUND) & (HAND_RING_MASK > 0)
+        if odd.any():
+            # ... and that is coloured beyond what any light could tint the grey plate: a deep
+            # shadow lit by the ring light alone is still grey-blue, skin is far more coloured.
+            lab = bgr_to_lab(plate[odd].reshape(-1, 1, 3), level).reshape(-1, 3)
+            odd[odd] = np.hypot(lab[:, 1], lab[:, 2]) > self._hand_chroma
+        odd = odd.astype(np.uint8)
         odd = cv2.morphologyEx(odd, cv2.MORPH_OPEN, self._k3)
-        area = float(odd.sum()) / (PLATE_VIEW.ppm**2)
+        area = float(cv2.countNonZero(odd)) / (PLATE_VIEW.ppm**2)
         self.debug["hand_area_mm2"] = area
         if area >= HAND_AREA_MM2:
             return f"a hand or finger is over the tray ({area:.0f} mm2 of it on the plate by the walls)"
@@ -255,11 +271,11 @@ class TrayCounter:
                 # than a face part is a crevice or a shadow between cubes.
                 if small and max(cv2.minAreaRect(contour.astype(np.float32))[1]) / PPM > MAX_FACE_LENGTH_MM:
                     continue
-                px = tray[y:y + h, x:x + w][sub]
-                med = np.median(bgr_to_lab(px.reshape(-1, 1, 3), level).reshape(-1, 3), axis=0)
+                mean_bgr = np.array(cv2.mean(tray[y:y + h, x:x + w], sub.astype(np.uint8))[:3], np.float32)
+                med = bgr_to_lab(mean_bgr.reshape(1, 1, 3), level).reshape(3)
                 # Each pixel passed the colour's gate, but the face as a whole must be that colour
-                # too: the median of many pixels sits near the model's centre for a real face,
-                # while a dark crevice between cubes only brushes black's edge pixel by pixel.
+                # too: the mean of many pixels sits near the model's centre for a real face, while
+                # a dark crevice between cubes only brushes black's edge pixel by pixel.
                 if float(self._models[colour].mahalanobis2(med)[0]) > FACE_GATE:
                     continue
                 light = float(med[0])
@@ -349,6 +365,17 @@ class TrayCounter:
         c = contour_view.reshape(-1, 2).mean(axis=0)
         centre = (TRAY_VIEW.x0 + (c[0] + 0.5) / PPM, TRAY_VIEW.y0 + (c[1] + 0.5) / PPM)
         return Detection(kind, colour, img.astype(np.float32), centre, count, score, note)
+
+
+def _tinted_chroma(model: ColourProfile | object, t: float) -> float:
+    """Chroma (Lab) of a model's mean colour under the warm or cool tint ``t``, whichever is larger."""
+    refl = lab_to_reflectance(model.mean_array)[0]  # type: ignore[attr-defined]
+    out = 0.0
+    for sign in (1.0, -1.0):
+        gains = np.array([np.exp(sign * t), 1.0, np.exp(-sign * t)])
+        lab = reflectance_to_lab((refl * gains).reshape(1, 1, 3)).reshape(3)
+        out = max(out, float(np.hypot(lab[1], lab[2])))
+    return out
 
 
 def lab_lightness_to_grey(l_star: float) -> float:

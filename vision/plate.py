@@ -57,6 +57,9 @@ PLATE_BAND_MASK = _plate_mask(PLATE_VIEW, WALL_LEAN_MM)
 _ring_outer = _plate_mask(PLATE_VIEW, WALL_LEAN_MM)
 _ring_inner = _plate_mask(PLATE_VIEW, WALL_LEAN_MM + 16.0)
 HAND_RING_MASK = cv2.subtract(_ring_outer, _ring_inner)
+# Every other pixel of the band is plenty for a median (thousands of pixels) and halves the cost.
+_BAND_SAMPLE = np.zeros(PLATE_BAND_MASK.shape, bool)
+_BAND_SAMPLE[::2, ::2] = PLATE_BAND_MASK[::2, ::2] > 0
 
 
 def plate_level(plate_bgr: np.ndarray) -> np.ndarray:
@@ -65,7 +68,7 @@ def plate_level(plate_bgr: np.ndarray) -> np.ndarray:
     The median tolerates an arm's shadow or a hand over part of the band; the brightest quarter is
     not used so that a shadow covering up to half the band only shifts the level a little.
     """
-    px = plate_bgr[PLATE_BAND_MASK > 0].astype(np.float32)
+    px = plate_bgr[_BAND_SAMPLE].astype(np.float32)
     if len(px) == 0:
         raise ValueError("the plate band is empty: the plate view is malformed")
     lum = px.sum(axis=1)
