@@ -66,6 +66,8 @@ def test_anyone_may_watch(client: TestClient) -> None:
     ("/api/drops/1/confirm", {"who": "mallory"}),
     ("/api/drops/1/release-answer", {"fell": True}),
     ("/api/resume", {}),
+    ("/api/session", {"players": ["red", "blue", "black"]}),
+    ("/api/round", {"event": "churches_safe"}),
 ])
 def test_changes_without_the_pin_are_refused_logged_and_change_nothing(
         client: TestClient, table: Table, caplog: pytest.LogCaptureFixture, path: str, body: dict) -> None:
@@ -209,3 +211,20 @@ def test_the_lockout_ends_after_its_time() -> None:
     access.check_pin("1234", "10.0.0.8")  # another device is not locked out
     now[0] += 31
     access.check_pin("1234", "10.0.0.7")
+
+
+def test_the_host_starts_a_game_and_sets_the_round(client: TestClient, table: Table) -> None:
+    pin = {PIN_HEADER: PIN}
+    game = client.post("/api/session", json={"players": ["purple", "black", "red"], "emperors_court": True}, headers=pin)
+    assert game.status_code == 200, game.text
+    assert table.status()["session"]["players"] == ["purple", "black", "red"]
+    assert table.status()["session"]["emperors_court"] is True
+    bad = client.post("/api/session", json={"players": ["pink", "red", "blue"]}, headers=pin)
+    assert bad.status_code == 400 and "pink" in bad.json()["error"]
+    rnd = client.post("/api/round", json={"event": "churches_safe", "bonus_tiles": {"attack_plus_one": "black"},
+                                          "immune": ["red"]}, headers=pin)
+    assert rnd.status_code == 200, rnd.text
+    assert table.status()["round"] == {"event": "churches_safe", "immune": ["red"],
+                                       "bonus_tiles": {"attack_plus_one": "black", "defence_plus_one": None}}
+    wrong = client.post("/api/round", json={"bonus_tiles": {"attack_plus_one": "blue"}}, headers=pin)
+    assert wrong.status_code == 400 and "blue" in wrong.json()["error"]

@@ -254,3 +254,40 @@ def test_a_wrong_pin_on_the_page_is_refused(browser, quick_station) -> None:  # 
     expect(page.locator("#host-button")).to_have_text("Host ✓")
     expect(page.locator("#new-battle")).to_be_visible()
     page.close()
+
+
+def test_the_host_starts_a_game_and_sets_the_round_from_the_page(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    table = Table.open(data_dir=tmp_path / "data", reader="direct")  # no session yet
+    app = create_app(table, table.data_dir, HostAccess(PIN))
+    try:
+        with BackgroundServer(app) as server:
+            host, watcher = browser.new_page(viewport=PHONE), browser.new_page(viewport=TABLET)
+            for page in (host, watcher):
+                page.goto(server.url)
+                expect(page.locator("#live")).to_have_attribute("data-state", "live")
+            expect(watcher.locator(".battle")).to_contain_text("Waiting for the host to start a game")
+            watch_for_progress(watcher)
+            log_in(host)
+            for colour in ("red", "blue", "purple"):
+                host.check(f"#game-form input[name=players][value={colour}]")
+            host.check("#game-form input[name=emperors_court]")
+            host.click("#game-submit")
+            expect(watcher.locator("#ledger-table tbody tr")).to_have_count(4)  # three players and the peasants
+            expect(watcher.locator("#ledger-table thead")).to_contain_text("court")
+            assert table.status()["session"]["players"] == ["red", "blue", "purple"]
+
+            host.click("#round-open")
+            host.select_option("#round-form select[name=event]", "churches_safe")
+            host.select_option("#round-form select[name=attack_plus_one]", "purple")
+            host.check("#round-form input[name=immune][value=blue]")
+            host.click("#round-submit")
+            expect(watcher.locator("#ledger-body .round")).to_contain_text("churches safe")
+            expect(watcher.locator("#ledger-body .round")).to_contain_text("attack +1 purple")
+            assert table.status()["round"]["immune"] == ["blue"]
+            assert watcher.evaluate("window.__notReloaded") is True
+            host.close()
+            watcher.close()
+    finally:
+        table.close()

@@ -54,6 +54,17 @@ class Correction(BaseModel):
     who: str = Field(default="host", min_length=1, max_length=40)
 
 
+class NewSession(BaseModel):
+    players: list[str] = Field(min_length=1, max_length=5)
+    emperors_court: bool = False
+
+
+class Round(BaseModel):
+    event: str | None = Field(default=None, max_length=60)
+    bonus_tiles: dict[str, str | None] = Field(default_factory=dict)
+    immune: list[str] = Field(default_factory=list, max_length=5)
+
+
 class Confirmation(BaseModel):
     who: str = Field(default="host", min_length=1, max_length=40)
 
@@ -197,6 +208,16 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         response = JSONResponse({"host": False})
         response.delete_cookie(COOKIE_NAME, path="/")
         return response
+
+    @app.post("/api/session", dependencies=[Depends(_host_only)])
+    def new_session(body: NewSession) -> Any:
+        """A new game (``tower session new`` cannot run while the server holds the data directory)."""
+        return _change(lambda: table.new_session(body.players, body.emperors_court))
+
+    @app.post("/api/round", dependencies=[Depends(_host_only)])
+    def set_round(body: Round) -> Any:
+        """This round's event card, bonus tiles and immune players, filled into every battle."""
+        return _change(lambda: table.set_round(body.event or None, body.bonus_tiles, body.immune))
 
     @app.post("/api/battles", dependencies=[Depends(_host_only)])
     def plan(battle: dict[str, Any]) -> Any:

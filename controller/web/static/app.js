@@ -10,7 +10,9 @@ const KINDS = [
 const STEPS = ["Opening the funnel", "Cubes falling; waiting for a still tray and reading it", "Resolving the battle"];
 // Phases of a drop (controller.cycle): planned -> releasing -> released -> counted -> resolved -> closed.
 const BUSY_PHASES = ["releasing", "released"];
-const S = { data: null, host: false, csrf: null, releasing: null, showForm: false, correcting: null, busy: false, kind: "attack" };
+const EVENTS = ["neutral_two_peasants", "palace_defender_plus_one", "churches_safe", "tax_max_5", "tax_min_6",
+  "grain_min_4", "grain_max_3", "deploy_reduced", "trading_post_removes_revolt"];
+const S = { data: null, host: false, csrf: null, releasing: null, showForm: false, correcting: null, busy: false, kind: "attack", panel: null };
 
 // -- small DOM helper -----------------------------------------------------------------------------
 function h(tag, attrs, ...children) {
@@ -156,8 +158,9 @@ function renderBattle(force) {
   if (!S.data) { card.append(h("p", { class: "muted", text: "Loading the table…" })); return; }
   const ses = session();
   if (!ses) {
-    card.append(h("h2", { text: "No game yet" }),
-      h("p", { text: "The host starts a session on the station: tower session new --players red,blue,yellow" }));
+    card.append(h("h2", { text: "No game yet" }));
+    if (S.host) card.append(newGameForm());
+    else card.append(h("p", { text: "Waiting for the host to start a game." }));
     return;
   }
   const drop = currentDrop();
@@ -428,9 +431,56 @@ async function release(dropId) {
   await refresh();
 }
 
+// -- the game and the round (the host) ------------------------------------------------------------
+function newGameForm() {
+  const form = h("form", { class: "battle-form", id: "game-form" },
+    h("fieldset", { class: "checks" }, h("legend", { text: "Players" }),
+      COLOURS.filter((c) => c !== "green").map((c) => h("label", {},
+        h("input", { type: "checkbox", name: "players", value: c }), h("span", { class: `dot ${colourClass(c)}` }), cap(c)))),
+    h("fieldset", { class: "checks" }, h("label", {}, h("input", { type: "checkbox", name: "emperors_court" }), "The Emperor's Court is in play")),
+    h("div", { class: "row" }, h("button", { class: "primary", type: "submit", id: "game-submit" }, "Start the game")));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const fd = new FormData(form);
+    const done = await act("New game", "/api/session", { players: fd.getAll("players"), emperors_court: fd.get("emperors_court") === "on" });
+    if (done) { S.panel = null; await refresh(); }
+  });
+  return form;
+}
+
+function roundForm() {
+  const round = ((S.data && S.data.status) || {}).round || {};
+  const tiles = round.bonus_tiles || {};
+  const owner = (name, chosen) => h("select", { name },
+    h("option", { value: "", text: "nobody" }), players().map((p) => h("option", { value: p, selected: p === chosen, text: cap(p) })));
+  const form = h("form", { class: "battle-form", id: "round-form" },
+    h("h3", { text: "This round" }),
+    h("label", { class: "field" }, "Event card", h("select", { name: "event" },
+      h("option", { value: "", text: "none" }),
+      EVENTS.map((ev) => h("option", { value: ev, selected: ev === round.event, text: ev.replaceAll("_", " ") })))),
+    h("div", { class: "grid2" },
+      h("label", { class: "field" }, "Attack +1 tile", owner("attack_plus_one", tiles.attack_plus_one)),
+      h("label", { class: "field" }, "Defence +1 tile", owner("defence_plus_one", tiles.defence_plus_one))),
+    h("fieldset", { class: "checks" }, h("legend", { text: "Cannot be attacked this round" }),
+      players().map((p) => h("label", {}, h("input", { type: "checkbox", name: "immune", value: p, checked: (round.immune || []).includes(p) }), cap(p)))),
+    h("div", { class: "row" },
+      h("button", { class: "secondary", type: "button", onclick: () => { S.panel = null; renderLedger(); } }, "Cancel"),
+      h("button", { class: "primary", type: "submit", id: "round-submit" }, "Save the round")));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const fd = new FormData(form);
+    const body = { event: fd.get("event") || null, immune: fd.getAll("immune"),
+      bonus_tiles: { attack_plus_one: fd.get("attack_plus_one") || null, defence_plus_one: fd.get("defence_plus_one") || null } };
+    const done = await act("Round", "/api/round", body);
+    if (done) { S.panel = null; await refresh(); }
+  });
+  return form;
+}
+
 // -- ledger and history ----------------------------------------------------------------------------
 function renderLedger() {
   const body = $("ledger-body");
+  if (S.panel && body.querySelector("form")) return;  // the host is filling it in
   body.replaceChildren();
   const st = (S.data && S.data.status) || {};
   const supply = st.supply || {};
@@ -458,6 +508,16 @@ function renderLedger() {
     h("div", {}, h("strong", { text: "Event: " }), round.event ? round.event.replaceAll("_", " ") : "none"),
     h("div", {}, h("strong", { text: "Bonus tiles: " }), `attack +1 ${tiles.attack_plus_one || "–"}, defence +1 ${tiles.defence_plus_one || "–"}`),
     (round.immune || []).length ? h("div", {}, h("strong", { text: "Immune: " }), round.immune.join(", ")) : null));
+  if (!S.host) return;
+  if (S.panel === "round") { body.append(roundForm()); return; }
+  if (S.panel === "game") {
+    body.append(h("h3", { text: "A new game" }), h("p", { class: "muted", text: "The records of this game stay in the log." }), newGameForm(),
+      h("div", { class: "row" }, h("button", { class: "secondary", type: "button", onclick: () => { S.panel = null; renderLedger(); } }, "Cancel")));
+    return;
+  }
+  body.append(h("div", { class: "row" },
+    h("button", { class: "secondary", type: "button", id: "round-open", onclick: () => { S.panel = "round"; renderLedger(); } }, "Set the round"),
+    h("button", { class: "secondary", type: "button", id: "game-open", onclick: () => { S.panel = "game"; renderLedger(); } }, "New game")));
 }
 
 function renderHistory() {
