@@ -152,3 +152,14 @@ def test_two_taps_on_release_at_once_release_the_funnel_once(tmp_path: Path) -> 
         assert [r["kind"] for r in table.log()].count("released") == 1
     finally:
         table.close()
+
+
+def test_tower_serve_says_so_when_another_process_holds_the_station(tmp_path: Path) -> None:
+    table = Table.open(data_dir=tmp_path / "data", reader="direct")
+    try:
+        result = subprocess.run([sys.executable, "-m", "controller", "serve", "--data-dir", str(tmp_path / "data"),
+                                 "--port", str(free_port())], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    finally:
+        table.close()
+    assert result.returncode == 2
+    assert "another tower process is using" in result.stderr

@@ -45,7 +45,7 @@ def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
         table = Table.open(config_path=args.config, data_dir=args.data_dir)
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, RuntimeError) as err:  # a broken config or records, a busy station
         print(f"tower serve: {err}", file=sys.stderr)
         return 2
     try:
