@@ -174,19 +174,21 @@ class TrayCounter:
         level (the floor's own pixels, smoothed over a few centimetres) are floor. Twice, so floor
         won back from the shadow informs the level inside it. Modifies ``labels`` in place."""
         black = COLOUR_CODES["black"]
-        small_size = (max(1, int(round(gray.shape[1] / PPM))), max(1, int(round(gray.shape[0] / PPM))))
+        if not (labels == black).any():
+            return
+        # The floor level varies over centimetres: half a pixel per millimetre is plenty.
+        small_size = (max(1, int(round(gray.shape[1] / PPM / 2))), max(1, int(round(gray.shape[0] / PPM / 2))))
+        sigma = FLOOR_LEVEL_SIGMA_MM / 2
         g = cv2.resize(gray, small_size, interpolation=cv2.INTER_AREA).astype(np.float32)
         for _ in range(2):
             is_black = labels == black
-            if not is_black.any():
-                return
             floor = cv2.resize((labels == BACKGROUND).astype(np.float32), small_size, interpolation=cv2.INTER_AREA)
-            num = cv2.GaussianBlur(g * floor, (0, 0), FLOOR_LEVEL_SIGMA_MM)
-            den = cv2.GaussianBlur(floor, (0, 0), FLOOR_LEVEL_SIGMA_MM)
+            num = cv2.GaussianBlur(g * floor, (0, 0), sigma)
+            den = cv2.GaussianBlur(floor, (0, 0), sigma)
             if float(den.max()) <= 1e-3:
                 return
-            wide_num = cv2.GaussianBlur(g * floor, (0, 0), 3 * FLOOR_LEVEL_SIGMA_MM)
-            wide_den = cv2.GaussianBlur(floor, (0, 0), 3 * FLOOR_LEVEL_SIGMA_MM)
+            wide_num = cv2.GaussianBlur(num, (0, 0), 2 * sigma)
+            wide_den = cv2.GaussianBlur(den, (0, 0), 2 * sigma)
             level = np.where(den > 0.05, num / np.maximum(den, 1e-6), wide_num / np.maximum(wide_den, 1e-6))
             level = cv2.resize(level, (gray.shape[1], gray.shape[0]), interpolation=cv2.INTER_LINEAR)
             lit = is_black & (gray.astype(np.float32) > self._black_ratio * level)
