@@ -68,6 +68,8 @@ def test_anyone_may_watch(client: TestClient) -> None:
     ("/api/resume", {}),
     ("/api/session", {"players": ["red", "blue", "black"]}),
     ("/api/round", {"event": "churches_safe"}),
+    ("/api/drops/1/cancel", {}),
+    ("/api/court/convert", {"player": "red", "cubes": 1}),
 ])
 def test_changes_without_the_pin_are_refused_logged_and_change_nothing(
         client: TestClient, table: Table, caplog: pytest.LogCaptureFixture, path: str, body: dict) -> None:
@@ -228,3 +230,18 @@ def test_the_host_starts_a_game_and_sets_the_round(client: TestClient, table: Ta
                                        "bonus_tiles": {"attack_plus_one": "black", "defence_plus_one": None}}
     wrong = client.post("/api/round", json={"bonus_tiles": {"attack_plus_one": "blue"}}, headers=pin)
     assert wrong.status_code == 400 and "blue" in wrong.json()["error"]
+
+
+def test_the_host_cancels_a_battle_planned_by_mistake(client: TestClient, table: Table) -> None:
+    supply = dict(table.status()["supply"])
+    drop_id = client.post("/api/battles", json={"battle": "initial_fill"}, headers={PIN_HEADER: PIN}).json()["drop_id"]
+    assert table.status()["supply"] != supply
+    answer = client.post(f"/api/drops/{drop_id}/cancel", headers={PIN_HEADER: PIN})
+    assert answer.status_code == 200, answer.text
+    assert table.status()["drop"] is None and table.status()["supply"] == supply
+    assert "cancelled" in [r["kind"] for r in table.log()]
+
+
+def test_a_dice_tower_card_without_the_emperors_court_is_refused_with_a_reason(client: TestClient) -> None:
+    answer = client.post("/api/court/convert", json={"player": "red", "cubes": 2}, headers={PIN_HEADER: PIN})
+    assert answer.status_code == 400 and "Emperor's Court is not in play" in answer.json()["error"]

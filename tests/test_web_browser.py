@@ -252,7 +252,18 @@ def test_a_wrong_pin_on_the_page_is_refused(browser, quick_station) -> None:  # 
     page.fill("#pin-input", PIN)  # the dialog stays open after a wrong PIN
     page.click("#pin-submit")
     expect(page.locator("#host-button")).to_have_text("Host ✓")
+    # A battle planned by mistake is cancelled from the page, after the host confirms.
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("#new-battle")
+    page.click("#plan-submit")
+    expect(page.locator("#release")).to_be_visible()
+    page.click("#cancel-drop")
     expect(page.locator("#new-battle")).to_be_visible()
+    assert table.status()["drop"] is None and "cancelled" in [r["kind"] for r in table.log()]
+    # Leaving host mode: the page is a watcher's again.
+    page.click("#host-button")
+    expect(page.locator("#host-button")).to_have_text("Host")
+    expect(page.locator("#new-battle")).to_have_count(0)
     page.close()
 
 

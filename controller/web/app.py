@@ -65,6 +65,11 @@ class Round(BaseModel):
     immune: list[str] = Field(default_factory=list, max_length=5)
 
 
+class CourtConversion(BaseModel):
+    player: str = Field(max_length=20)
+    cubes: int = Field(ge=1, le=3)
+
+
 class Confirmation(BaseModel):
     who: str = Field(default="host", min_length=1, max_length=40)
 
@@ -232,6 +237,16 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
             return _change(lambda: table.release(drop_id))
         finally:
             hub.publish({"type": "web_release_finished", "drop_id": drop_id})
+
+    @app.post("/api/drops/{drop_id}/cancel", dependencies=[Depends(_host_only)])
+    def cancel(drop_id: int) -> Any:
+        """A battle planned by mistake, given up before its release: its cubes go back."""
+        return _change(lambda: table.cancel(drop_id))
+
+    @app.post("/api/court/convert", dependencies=[Depends(_host_only)])
+    def court_convert(body: CourtConversion) -> Any:
+        """A dice-tower card: a player's own cubes in the tray become courtiers (Emperor's Court)."""
+        return _change(lambda: table.court_convert(body.player, body.cubes))
 
     @app.post("/api/drops/{drop_id}/correct", dependencies=[Depends(_host_only)])
     def correct(drop_id: int, body: Correction) -> Any:

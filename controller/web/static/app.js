@@ -214,7 +214,10 @@ function funnelView(drop) {
     parts.push(h("button", {
       class: "release", id: "release", type: "button", disabled: S.busy,
       onclick: () => release(drop.drop_id),
-    }, "Release"));
+    }, "Release"), h("div", { class: "row" }, h("button", {
+      class: "secondary", id: "cancel-drop", type: "button",
+      onclick: () => { if (confirm("Give up this battle? Its cubes go back where they came from.")) act("Cancel", `/api/drops/${drop.drop_id}/cancel`, {}).then(refresh); },
+    }, "Cancel this battle")));
   } else {
     parts.push(h("p", { class: "notice", text: "Put these cubes into the funnel. The host releases them." }));
   }
@@ -477,6 +480,25 @@ function roundForm() {
   return form;
 }
 
+function courtForm() {
+  const form = h("form", { class: "battle-form", id: "court-form" },
+    h("h3", { text: "Dice-tower card" }),
+    h("p", { class: "muted", text: "A player's own cubes lying in the tray become courtiers." }),
+    h("div", { class: "grid2" },
+      h("label", { class: "field" }, "Player", h("select", { name: "player" }, players().map((p) => h("option", { value: p, text: cap(p) })))),
+      h("label", { class: "field" }, "Cubes", h("select", { name: "cubes" }, [1, 2, 3].map((n) => h("option", { value: n, text: n }))))),
+    h("div", { class: "row" },
+      h("button", { class: "secondary", type: "button", onclick: () => { S.panel = null; renderLedger(); } }, "Cancel"),
+      h("button", { class: "primary", type: "submit", id: "court-submit" }, "Convert")));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const fd = new FormData(form);
+    const done = await act("Dice-tower card", "/api/court/convert", { player: fd.get("player"), cubes: Number(fd.get("cubes")) });
+    if (done) { S.panel = null; toast(done.performed ? "Courtiers placed." : `Not performed: ${done.message}`, !done.performed); await refresh(); }
+  });
+  return form;
+}
+
 // -- ledger and history ----------------------------------------------------------------------------
 function renderLedger() {
   const body = $("ledger-body");
@@ -515,8 +537,10 @@ function renderLedger() {
       h("div", { class: "row" }, h("button", { class: "secondary", type: "button", onclick: () => { S.panel = null; renderLedger(); } }, "Cancel")));
     return;
   }
+  if (S.panel === "court") { body.append(courtForm()); return; }
   body.append(h("div", { class: "row" },
     h("button", { class: "secondary", type: "button", id: "round-open", onclick: () => { S.panel = "round"; renderLedger(); } }, "Set the round"),
+    court ? h("button", { class: "secondary", type: "button", id: "court-open", onclick: () => { S.panel = "court"; renderLedger(); } }, "Dice-tower card") : null,
     h("button", { class: "secondary", type: "button", id: "game-open", onclick: () => { S.panel = "game"; renderLedger(); } }, "New game")));
 }
 
