@@ -214,8 +214,8 @@ function funnelView(drop) {
     parts.push(h("button", {
       class: "release", id: "release", type: "button", disabled: S.busy,
       onclick: () => release(drop.drop_id),
-    }, "Release"), h("div", { class: "row" }, h("button", {
-      class: "secondary", id: "cancel-drop", type: "button",
+    }, "Release"), h("div", { class: "row center" }, h("button", {
+      class: "quiet", id: "cancel-drop", type: "button",
       onclick: () => { if (confirm("Give up this battle? Its cubes go back where they came from.")) act("Cancel", `/api/drops/${drop.drop_id}/cancel`, {}).then(refresh); },
     }, "Cancel this battle")));
   } else {
