@@ -261,8 +261,8 @@ class TrayCounter:
                 if r < MIN_FACE_RADIUS_MM:
                     continue
                 contour = _largest_contour(sub.astype(np.uint8)) + np.array([x, y])
-                rect_area = max(cv2.minAreaRect(contour.astype(np.float32))[1][0]
-                                * cv2.minAreaRect(contour.astype(np.float32))[1][1], 1.0)
+                rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
+                rect_area = max(rect_w * rect_h, 1.0)
                 (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
                 px_area = float(stats[i, cv2.CC_STAT_AREA])
                 hull_area = max(cv2.contourArea(cv2.convexHull(contour.astype(np.int32))), 1.0)
@@ -271,7 +271,7 @@ class TrayCounter:
                     continue
                 # No part of one face is longer than its diagonal; a sliver that long but no wider
                 # than a face part is a crevice or a shadow between cubes.
-                if small and max(cv2.minAreaRect(contour.astype(np.float32))[1]) / PPM > MAX_FACE_LENGTH_MM:
+                if small and max(rect_w, rect_h) / PPM > MAX_FACE_LENGTH_MM:
                     continue
                 mean_bgr = np.array(cv2.mean(tray[y:y + h, x:x + w], sub.astype(np.uint8))[:3], np.float32)
                 med = bgr_to_lab(mean_bgr.reshape(1, 1, 3), level).reshape(3)

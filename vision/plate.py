@@ -17,7 +17,7 @@ from vision import geometry as g
 from vision.rectify import View
 
 TRAY_PPM = 3.0
-PLATE_PPM = 1.5
+PLATE_PPM = 1.0
 
 _l, _t, _r, _b = g.TRAY_INNER_MM
 TRAY_VIEW = View(_l, _t, _r - _l, _b - _t, TRAY_PPM, g.CUBE_EDGE_MM)
@@ -57,9 +57,7 @@ PLATE_BAND_MASK = _plate_mask(PLATE_VIEW, WALL_LEAN_MM)
 _ring_outer = _plate_mask(PLATE_VIEW, WALL_LEAN_MM)
 _ring_inner = _plate_mask(PLATE_VIEW, WALL_LEAN_MM + 16.0)
 HAND_RING_MASK = cv2.subtract(_ring_outer, _ring_inner)
-# Every other pixel of the band is plenty for a median (thousands of pixels) and halves the cost.
-_BAND_SAMPLE = np.zeros(PLATE_BAND_MASK.shape, bool)
-_BAND_SAMPLE[::2, ::2] = PLATE_BAND_MASK[::2, ::2] > 0
+_BAND_SAMPLE = PLATE_BAND_MASK > 0
 
 
 def plate_level(plate_bgr: np.ndarray) -> np.ndarray:
