@@ -63,6 +63,12 @@ FLOOR_LEVEL_SIGMA_MM = 8.0  # smoothing of the local floor level (in mm; the lev
 BLACK_SPLIT_EXPONENT = 1 / 3  # where between black (0) and floor (1), in log grey, shadowed floor starts
 PAWN_ROUNDNESS = 0.55
 PAWN_MAX_SQUARENESS = 0.88  # a disc fills pi/4 of its bounding square, a face nearly all of it
+# How sure each kind of reading is (multiplied into the frame's confidence).
+PAWN_SCORE = 0.95
+SMALL_FACE_SCORE = 0.9
+TILTED_SCORE = 0.95
+MERGED_SCORE = 0.9
+SMALL_FACE_MM2 = 0.35 * FACE_AREA_MM2
 # Counting merged faces (see TrayCounter._cubes_in).
 SINGLE_MAX_MM2 = 1.75 * FACE_AREA_MM2
 SINGLE_SQUARENESS = 0.92
@@ -293,31 +299,36 @@ class TrayCounter:
         courtiers = empty_courtiers()
         detections: list[Detection] = []
         doubts: list[str] = []
-        scores: list[float] = []
+        confidence = 1.0
+        if len(pose.marker_ids) < len(g.MARKER_IDS):
+            confidence *= 0.95
         for core in cores:
-            units = core.area_mm2 / self._face_core_area()
             if core.area_mm2 < MIN_FACE_AREA_MM2:
                 continue
             kind = "cube"
             if core.colour in self._pawn_l and self._looks_like_pawn(core):
                 kind = "courtier"
-            n = 1 if kind == "courtier" else self._cubes_in(core)
-            frac = units - math.floor(units)
-            score = 1.0 - 2 * min(abs(frac - 0.5), 0.5) if units > 1.0 else 1.0
-            score = 1.0 - score * 0.5 if units > 1.0 else 1.0
-            scores.append(score)
+            n, score, doubt = (1, PAWN_SCORE, None) if kind == "courtier" else self._cubes_in(core)
+            if doubt:
+                doubts.append(f"{doubt} ({core.colour})")
+            confidence *= score
             if kind == "courtier":
                 courtiers[core.colour] += 1
             else:
                 cubes[core.colour] += n
+            note = (f"{core.area_mm2:.0f} mm2 r{core.radius_mm:.1f} sq{core.squareness:.2f} "
+                    f"rd{core.roundness:.2f} L{core.lightness:.0f}")
             detections.append(self._detection(kind, core.colour, core.contour, pose, count=n, score=score,
-                                              note=f"{core.area_mm2:.0f} mm2 r{core.radius_mm:.1f} sq{core.squareness:.2f} rd{core.roundness:.2f} L{core.lightness:.0f}"))
-        confidence = float(min(scores)) if scores else 1.0
-        reason = "; ".join(doubts) if doubts else None
-        return TrayReading(True, reason, cubes, courtiers, confidence, detections, doubts, pose.marker_ids)
+                                              note=note))
+        reason = None
+        if doubts:
+            shown = "; ".join(doubts[:3]) + (f"; and {len(doubts) - 3} more" if len(doubts) > 3 else "")
+            reason = f"counted, with doubt: {shown}"
+        return TrayReading(True, reason, cubes, courtiers, round(confidence, 3), detections, doubts,
+                           pose.marker_ids)
 
-    def _cubes_in(self, core: _Core) -> int:
-        """How many cubes one core stands for.
+    def _cubes_in(self, core: _Core) -> tuple[int, float, str | None]:
+        """How many cubes one core stands for, how sure that is (0..1), and the doubt if any.
 
         Up to the largest silhouette one cube can show from above (a tilted cube: its face times
         about 1.7), a core that fills its bounding rectangle is one cube, seen tilted. Beyond that,
@@ -326,14 +337,20 @@ class TrayCounter:
         about a face per extra cube) and the distance transform's separate summits pick inside it.
         """
         a = core.area_mm2
+        if a < SMALL_FACE_MM2:
+            return 1, SMALL_FACE_SCORE, f"a small patch {a:.0f} mm2 taken for a partly hidden cube"
         if a <= SINGLE_MAX_MM2 and core.squareness >= SINGLE_SQUARENESS:
-            return 1
+            return 1, 1.0 if a <= self._face_core_area() * 1.4 else TILTED_SCORE, None
         whole = max(1, int(round(a / self._face_core_area())))
         if a <= SINGLE_MAX_MM2:
-            return whole
+            doubt = None if whole == 1 else f"a patch of {a:.0f} mm2 taken for {whole} cubes, one partly on another"
+            return whole, 1.0 if whole == 1 else MERGED_SCORE, doubt
         piled = max(1, 1 + int(round((a - PILE_FIRST_MM2) / PILE_NEXT_MM2)))
         lo, hi = min(whole, piled), max(whole, piled)
-        return int(min(max(core.summits, lo), hi))
+        n = int(min(max(core.summits, lo), hi))
+        if lo == hi:
+            return n, MERGED_SCORE, None
+        return n, MERGED_SCORE ** (hi - lo + 1), f"touching faces of {a:.0f} mm2 read as {n} cubes ({lo} to {hi} possible)"
 
     def _summits(self, dist: np.ndarray) -> int:
         summit = (dist >= cv2.dilate(dist, self._summit_kernel)) & (dist >= SUMMIT_MIN_MM * PPM)
