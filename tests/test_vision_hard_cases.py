@@ -236,3 +236,30 @@ def test_a_truncated_jpeg_is_unreadable(tmp_path: Path) -> None:
         read_image(garbage)
     with pytest.raises(OSError):
         read_image(tmp_path / "missing.jpg")
+
+
+def test_confidence_is_full_only_without_doubt(counter: TrayCounter) -> None:
+    clear = counter.count(Scene().cube("blue", 90, 80).cube("red", 130, 110, 25).frame())
+    assert clear.usable and clear.reason is None and clear.confidence == 1.0
+    s = Scene().cube("blue", 90, 80)
+    x, y = g.MARKER_CENTRES_MM[2]
+    cv2.rectangle(s.img, _mm(x - 13, y - 13), _mm(x + 13, y + 13), PLATE, -1)
+    three = counter.count(s.frame())
+    assert three.usable and three.cubes["blue"] == 1 and three.confidence < 1.0
+    assert three.marker_ids == (0, 1, 3)
+
+
+def test_annotation_draws_every_detection(counter: TrayCounter) -> None:
+    from vision.annotate import annotate
+
+    frame = Scene().cube("green", 90, 80).pawn("red", 120, 100).frame()
+    reading = counter.count(frame)
+    out = annotate(frame, reading)
+    assert out.shape == frame.shape and out is not frame
+    kinds = sorted(d.kind for d in reading.detections)
+    assert kinds == ["courtier", "cube"]
+    for det in reading.detections:  # the outline is drawn where the detection is
+        x, y = np.round(det.outline.mean(axis=0)).astype(int)
+        assert np.any(out[y - 40:y + 40, x - 40:x + 40] != frame[y - 40:y + 40, x - 40:x + 40])
+    unusable = counter.count(Scene().finger().frame())
+    assert not np.array_equal(annotate(frame, unusable)[:40], frame[:40])  # the verdict is written on top
