@@ -102,6 +102,7 @@ class _Core:
     contour: np.ndarray  # in tray-view pixels
     centre: tuple[float, float]  # tray-view pixels
     summits: int = 1  # separate distance-transform summits (faces merged through missed seams)
+    length_mm: float = 0.0  # long side of the minimum-area rectangle around the core
 
 
 def _disc(mm: float) -> np.ndarray:
@@ -290,7 +291,8 @@ class TrayCounter:
                 cores.append(
                     _Core(colour, area_mm2, r, px_area / rect_area, _filled_area(contour) / (math.pi * rad * rad),
                           light, contour, (float(cents[i][0]), float(cents[i][1])),
-                          self._summits(dsub) if area_mm2 > SINGLE_MAX_MM2 else 1)
+                          self._summits(dsub) if area_mm2 > SINGLE_MAX_MM2 else 1,
+                          max(rect_w, rect_h) / PPM)
                 )
         return cores
 
@@ -331,7 +333,8 @@ class TrayCounter:
         """How many cubes one core stands for, how sure that is (0..1), and the doubt if any.
 
         Up to the largest silhouette one cube can show from above (a tilted cube: its face times
-        about 1.7), a core that fills its bounding rectangle is one cube, seen tilted. Beyond that,
+        about 1.7), a core that fills its bounding rectangle and is no longer than a face's diagonal
+        is one cube, seen tilted (two flat cubes side by side fill a 10 x 20 rectangle). Beyond that,
         faces merged where seams were missed: the area gives a bracket (every face whole: area over
         a face's core; faces partly hidden by their neighbours, as in a pile: a first face and then
         about a face per extra cube) and the distance transform's separate summits pick inside it.
@@ -339,7 +342,7 @@ class TrayCounter:
         a = core.area_mm2
         if a < SMALL_FACE_MM2:
             return 1, SMALL_FACE_SCORE, f"a small patch {a:.0f} mm2 taken for a partly hidden cube"
-        if a <= SINGLE_MAX_MM2 and core.squareness >= SINGLE_SQUARENESS:
+        if a <= SINGLE_MAX_MM2 and core.squareness >= SINGLE_SQUARENESS and core.length_mm <= MAX_FACE_LENGTH_MM:
             return 1, 1.0 if a <= self._face_core_area() * 1.4 else TILTED_SCORE, None
         whole = max(1, int(round(a / self._face_core_area())))
         if a <= SINGLE_MAX_MM2:

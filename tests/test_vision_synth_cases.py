@@ -1,0 +1,95 @@
+"""The counter's hard cases on frames from the synthetic tray renderer (``vision.synth``).
+
+Each case is a scene built on purpose (positions, light, camera tilt and roll within the spec),
+rendered with camera effects, and counted with a profile learned from the renderer's own
+calibration shots (``calibration.synthetic``). The truth is the renderer's ``visible_cubes``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision import geometry as geo
+
+synth = pytest.importorskip("vision.synth")
+calibration_synthetic = pytest.importorskip("calibration.synthetic")
+
+X0, Y0, X1, Y1 = geo.TRAY_INNER_MM
+CX, CY = (X0 + X1) / 2, (Y0 + Y1) / 2
+
+
+@pytest.fixture(scope="module")
+def counter():
+    from vision.counter import TrayCounter
+
+    return TrayCounter(calibration_synthetic.synthetic_profile())
+
+
+def _camera(i: int):
+    return synth.CameraPose(height_mm=285 + 10 * (i % 4), tilt_deg=2.0 + 1.5 * (i % 4), tilt_dir_deg=40.0 * i,
+                            roll_deg=(-4, -1, 2, 4)[i % 4])
+
+
+def _read(counter, pieces, lighting=None, i: int = 0):
+    scene = synth.Scene(tuple(pieces), _camera(i), lighting or synth.Lighting(), synth.PostFX())
+    rng = np.random.default_rng(1000 + i)
+    frame, truth = synth.render_with_truth(scene, rng)
+    return counter.count(frame), truth
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_touching_row(counter, n: int) -> None:
+    reading, truth = _read(counter, synth.row_of_cubes("red", n, CX - 5 * n + 5, CY, 15.0 * n), i=n)
+    assert reading.usable and reading.cubes == truth.visible_cubes and truth.visible_cubes["red"] == n
+
+
+@pytest.mark.parametrize("colour", ["green", "black"])
+def test_touching_cluster(counter, colour: str) -> None:
+    reading, truth = _read(counter, synth.cluster_of_cubes(colour, 7, CX, CY, 20.0), i=2)
+    assert reading.usable and reading.cubes == truth.visible_cubes
+
+
+def test_cube_on_another(counter) -> None:
+    reading, truth = _read(counter, synth.cube_on_cube("yellow", "blue", CX, CY, (3.0, 2.0)), i=1)
+    assert reading.cubes == truth.visible_cubes == {**dict.fromkeys(geo.ALL_COLOURS, 0), "yellow": 1, "blue": 1}
+
+
+def test_red_under_a_warm_cast(counter) -> None:
+    pieces = synth.row_of_cubes("red", 3, CX - 30, CY - 15, 0.0) + synth.row_of_cubes("yellow", 2, CX, CY + 20, 0.0)
+    pieces += [synth.Piece("cube", "purple", CX + 30, CY - 10, 30.0)]
+    reading, truth = _read(counter, pieces, synth.Lighting(kelvin=2700, cast_strength=0.85, brightness=0.8), i=3)
+    assert reading.cubes == truth.visible_cubes
+
+
+def test_black_in_an_arm_shadow(counter) -> None:
+    shadow = synth.arm_shadow(np.random.default_rng(5), strength=0.6)
+    pieces = [synth.Piece("cube", "black", CX + dx, CY + dy, 17.0 * k)
+              for k, (dx, dy) in enumerate([(-40, -20), (-20, 15), (0, -10), (25, 20), (45, -25)])]
+    reading, truth = _read(counter, pieces, synth.Lighting(kelvin=3200, cast_strength=0.7, shadow=shadow), i=0)
+    assert reading.usable and reading.cubes == truth.visible_cubes
+
+
+def test_purple_beside_blue(counter) -> None:
+    pieces = synth.row_of_cubes("purple", 2, CX - 20, CY, 0.0) + synth.row_of_cubes("blue", 2, CX, CY, 0.0)
+    reading, truth = _read(counter, pieces, i=1)
+    assert reading.cubes == truth.visible_cubes
+
+
+def test_a_standing_pawn_beside_a_cube(counter) -> None:
+    pieces = [synth.Piece("cube", "red", CX, CY, 20.0), synth.courtier("red", CX + 12, CY + 1)]
+    reading, truth = _read(counter, pieces, i=2)
+    assert reading.cubes == truth.visible_cubes
+    assert reading.courtiers["red"] == 1
+
+
+def test_a_finger_makes_the_frame_unusable(counter) -> None:
+    pieces = [synth.Piece("cube", "green", CX - 30, CY, 0.0), synth.finger(side="bottom", reach_mm=35)]
+    reading, _ = _read(counter, pieces, i=1)
+    assert not reading.usable and "finger" in reading.reason
+
+
+def test_a_coin_is_never_a_cube(counter) -> None:
+    pieces = [synth.coin(CX - 20, CY), synth.Piece("cube", "yellow", CX + 25, CY, 10.0)]
+    reading, truth = _read(counter, pieces, i=3)
+    assert not reading.usable or reading.cubes == truth.visible_cubes
