@@ -248,10 +248,15 @@ class TrayCounter:
         depth = cv2.subtract(closed, smooth)
         seam = depth.astype(np.float32) > (SEAM_DEPTH * closed.astype(np.float32) + SEAM_FLOOR)
         cores: list[_Core] = []
+        height, width = labels.shape
         for colour, code in COLOUR_CODES.items():
-            mask = ((labels == code) & ~seam).astype(np.uint8)
-            if not mask.any():
+            full = ((labels == code) & ~seam).astype(np.uint8)
+            bx, by, bw, bh = cv2.boundingRect(full)
+            if bw == 0 or bh == 0:
                 continue
+            # Work in the colour's bounding box (padded): the same result, a fraction of the pixels.
+            ox, oy = max(bx - 3, 0), max(by - 3, 0)
+            mask = full[oy:min(by + bh + 3, height), ox:min(bx + bw + 3, width)]
             mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, self._k3)
             n, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=4)
             if n <= 1:
@@ -261,9 +266,10 @@ class TrayCounter:
                 area_mm2 = stats[i, cv2.CC_STAT_AREA] / PPM**2
                 if area_mm2 < 0.1 * FACE_AREA_MM2:
                     continue
-                x, y, w, h = stats[i, :4]
-                sub = comp[y:y + h, x:x + w] == i
-                dsub = np.where(sub, dist[y:y + h, x:x + w], 0).astype(np.float32)
+                lx, ly, w, h = stats[i, :4]  # in the box
+                x, y = lx + ox, ly + oy  # in the tray view
+                sub = comp[ly:ly + h, lx:lx + w] == i
+                dsub = np.where(sub, dist[ly:ly + h, lx:lx + w], 0).astype(np.float32)
                 r = float(dsub.max()) / PPM
                 if r < MIN_FACE_RADIUS_MM:
                     continue
@@ -290,7 +296,7 @@ class TrayCounter:
                 light = float(med[0])
                 cores.append(
                     _Core(colour, area_mm2, r, px_area / rect_area, _filled_area(contour) / (math.pi * rad * rad),
-                          light, contour, (float(cents[i][0]), float(cents[i][1])),
+                          light, contour, (float(cents[i][0] + ox), float(cents[i][1] + oy)),
                           self._summits(dsub) if area_mm2 > SINGLE_MAX_MM2 else 1,
                           max(rect_w, rect_h) / PPM)
                 )
