@@ -357,6 +357,9 @@ class DropCycle:
                 return self.drop_view(drop_id)
         if phase == "released":
             return self.read_and_resolve(drop_id)
+        if phase == "counted" and not drop.get("needs_confirmation"):
+            # the reading was committed and trusted; the process died before resolving it
+            return self._resolve(drop_id, drop["reading"]["cubes"])
         return self.drop_view(drop_id)
 
     # -- the Emperor's Court -----------------------------------------------------------------------
