@@ -60,8 +60,14 @@ class EventHub:
         self._broadcast(_CLOSE)
 
     def publish(self, event: dict[str, Any]) -> None:
-        """Send an event of the web layer's own (a release starting) to every page."""
-        self._broadcast(event)
+        """Send an event of the web layer's own (a release starting) to every page.
+
+        It joins the table's events in the same queue, so every page sees one order: a release's
+        start before the table's first step, its end after the table's last."""
+        if self._source is not None:
+            self._source.put(event)
+        else:
+            self._broadcast(event)
 
     @property
     def watchers(self) -> int:
