@@ -147,9 +147,9 @@ def _refused(err: Exception) -> int:
 
 
 def _guarded(fn: Any) -> Any:
-    def run(args: argparse.Namespace) -> int:
+    def run(args: argparse.Namespace, *more: Any) -> int:
         try:
-            return int(fn(args) or 0)
+            return int(fn(args, *more) or 0)
         except (ValueError, RuntimeError, OSError) as err:  # the table's errors name the problem
             return _refused(err)
     return run

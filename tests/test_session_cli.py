@@ -1,0 +1,78 @@
+"""The table-side commands on the simulated station, end to end, and `tower log verify` on tampered records."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_a_session_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    assert _run(capsys, "session", "new", "--players", "red,blue,yellow", "--emperors-court", *d)[0] == 0
+    code, out = _run(capsys, "fill", *d)
+    assert code == 0 and "Initial fill" in out and "courtiers" in out
+    for p in ("red", "blue", "yellow"):
+        assert _run(capsys, "session", "deploy", "--player", p, "--armies", "15", *d)[0] == 0
+    assert _run(capsys, "session", "round", "--attack-bonus", "blue", *d)[0] == 0
+    code, out = _run(capsys, "battle", "attack", "--attacker", "blue", "--armies", "4", "--defender", "yellow",
+                     "--defending", "3", *d)
+    assert code == 0 and "blue attacks yellow's county with 4" in out and "in the tray" in out
+    code, out = _run(capsys, "battle", "attack", "--attacker", "red", "--armies", "2", *d)
+    assert code == 0 and "neutral county" in out
+    code, out = _run(capsys, "battle", "revolt", "--player", "yellow", "--armies", "2", "--revolt-markers", "1", *d)
+    assert code == 0 and "Revolt against yellow" in out
+    code, out = _run(capsys, "battle", "winter-revolt", "--player", "red", "--armies", "1", "--unsupplied", "5", *d)
+    assert code == 0 and "Winter revolt" in out
+    code, out = _run(capsys, "status", "--json", *d)
+    status = json.loads(out)
+    assert status["drops_done"] == 5 and status["drop"] is None
+    assert all(row["total"] == row["expected"] for row in status["conservation"].values())
+    assert status["round"]["bonus_tiles"]["attack_plus_one"] == "blue"
+    code, out = _run(capsys, "court", "convert", "--player", "purple", "--cubes", "1", *d)
+    assert code == 2  # purple does not play
+    code, out = _run(capsys, "log", "--json", *d)
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
+    assert sum(r["kind"] == "released" for r in records) == 5
+    assert any(r["images"].get("annotated") for r in records if r["kind"] == "reading")
+    code, out = _run(capsys, "log", "verify", *d)
+    assert code == 0 and out.startswith("ok:")
+
+
+def test_log_verify_names_an_edited_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    _run(capsys, "session", "new", "--players", "red,blue", *d)
+    for p in ("red", "blue"):
+        _run(capsys, "session", "deploy", "--player", p, "--armies", "5", *d)
+    conn = sqlite3.connect(tmp_path / "records.sqlite3")
+    conn.execute("""UPDATE records SET payload='{"armies":50,"player":"red"}' WHERE seq=2""")
+    conn.commit()
+    conn.close()
+    code, out = _run(capsys, "log", "verify", *d)
+    assert code == 1 and "FAILED" in out and "record #2 (deploy)" in out and "edited" in out
+
+
+def test_a_battle_before_the_fill_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    _run(capsys, "session", "new", "--players", "red,blue", *d)
+    code = main(["battle", "attack", "--attacker", "red", "--armies", "2", *d])
+    err = capsys.readouterr().err
+    assert code == 2 and "fill the tower first" in err
+
+
+def test_a_corrupt_database_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "records.sqlite3").write_bytes(b"garbage" * 100)
+    code = main(["status", "--data-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "not a SQLite database" in err and "untouched" in err
+    assert (tmp_path / "records.sqlite3").read_bytes() == b"garbage" * 100
