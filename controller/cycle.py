@@ -192,15 +192,16 @@ class DropCycle:
         if state["drop"] is not None:
             d = state["drop"]
             raise DropError(f"drop {d['drop_id']} is still in flight (phase {d['phase']}): finish it first")
-        data = self.battle_input(state, battle)
+        assumed = ses.shortfall_on_board(state, ses.armies_named(battle))
+        deployed = ses.apply_deployment(state, assumed)
+        data = self.battle_input(deployed, battle)
         if check_tray:
             check = self.check_tray()
             if not check["ok"]:
                 raise TrayMismatch(_mismatch_text(check), check["expected"], check["seen"])
         plan = _engine().plan(data)
-        assumed = ses.shortfall_on_board(state, plan.get("from_county", {}))
         drop_id = state["next_drop_id"]
-        new = ses.apply_plan(state, drop_id, data, plan, assumed)
+        new = ses.apply_plan(deployed, drop_id, data, plan)
         self._commit("intent", {"battle": data, "plan": plan, "assumed_deployed": assumed}, new, drop_id=drop_id)
         return {"drop_id": drop_id, "battle": data, "plan": plan, "assumed_deployed": assumed}
 
@@ -375,6 +376,11 @@ class DropCycle:
             self.hands.clear_tray(new["tray"])
         return {"player": player, "cubes": cubes, "performed": performed, "message": why,
                 "courtiers": new["courtiers"] if performed else state["courtiers"]}
+
+    def court_return(self, player: str, courtiers: int) -> dict[str, Any]:
+        new = ses.court_return(self.state, player, courtiers)
+        self._commit("court_return", {"player": player, "courtiers": courtiers}, new)
+        return {"player": player, "courtiers": new["courtiers"]}
 
     # -- views -------------------------------------------------------------------------------------
     def drop_view(self, drop_id: int) -> dict[str, Any]:

@@ -114,14 +114,39 @@ def deploy(state: dict[str, Any], player: str, armies: int) -> dict[str, Any]:
     return new
 
 
-def apply_plan(state: dict[str, Any], drop_id: int, battle: dict[str, Any], plan: dict[str, Any],
-               assumed_deployed: Counts) -> dict[str, Any]:
+def armies_named(battle: dict[str, Any]) -> Counts:
+    """Armies a battle says stand on the map: the attacker's origin county and the contested county."""
+    out: dict[str, int] = {}
+    kind = battle.get("battle")
+    if kind == "attack" and isinstance(battle.get("attacker"), str):
+        origin = battle.get("origin_armies") or 0
+        armies = battle.get("attacking_armies") or 0
+        if isinstance(origin, int) and isinstance(armies, int):
+            out[battle["attacker"]] = max(origin, armies)
+    if kind in ("attack", "revolt", "winter_revolt") and isinstance(battle.get("defender"), str):
+        armies = battle.get("defending_armies") or 0
+        if isinstance(armies, int):
+            out[battle["defender"]] = out.get(battle["defender"], 0) + armies
+    return out
+
+
+def apply_deployment(state: dict[str, Any], assumed_deployed: Counts) -> dict[str, Any]:
+    """Armies taken to have been deployed from the supply before this battle (see ``shortfall_on_board``)."""
+    if not assumed_deployed:
+        return state
+    new = copy.deepcopy(state)
+    new["supply"] = add(state["supply"], assumed_deployed, -1)
+    new["board"] = add(state["board"], assumed_deployed)
+    for colour in colours(state):
+        new["supply"].setdefault(colour, 0)
+    return new
+
+
+def apply_plan(state: dict[str, Any], drop_id: int, battle: dict[str, Any], plan: dict[str, Any]) -> dict[str, Any]:
     """Cubes leave the supplies, the counties and the tray for the funnel."""
     new = copy.deepcopy(state)
-    supply = add(state["supply"], assumed_deployed, -1)
-    board = add(state["board"], assumed_deployed)
-    new["supply"] = add(supply, plan.get("from_supply", {}), -1)
-    new["board"] = add(board, plan.get("from_county", {}), -1)
+    new["supply"] = add(state["supply"], plan.get("from_supply", {}), -1)
+    new["board"] = add(state["board"], plan.get("from_county", {}), -1)
     new["tray"] = add(state["tray"], plan.get("from_tray", {}), -1)
     for colour in colours(state):
         new["supply"].setdefault(colour, 0)
@@ -131,20 +156,22 @@ def apply_plan(state: dict[str, Any], drop_id: int, battle: dict[str, Any], plan
     return new
 
 
-def shortfall_on_board(state: dict[str, Any], from_county: Counts) -> Counts:
+def shortfall_on_board(state: dict[str, Any], on_map: Counts) -> Counts:
     """Armies a battle takes from the map beyond what the session has seen deployed there.
 
     The station does not watch the map, so when a battle names more armies than the account holds
     they are taken to have been deployed from the supply earlier; the drop's record says so."""
     short = {}
-    for colour, n in from_county.items():
+    for colour, n in on_map.items():
+        if colour not in state["players"]:
+            continue  # the engine names an unknown colour better
         have = state["board"].get(colour, 0)
         if n > have:
             short[colour] = n - have
     for colour, n in short.items():
         if state["supply"].get(colour, 0) < n:
             raise SessionError(
-                f"the battle takes {from_county[colour]} {colour} armies from the map, but the session knows "
+                f"the battle names {on_map[colour]} {colour} armies on the map, but the session knows "
                 f"of only {state['board'].get(colour, 0)} there and {state['supply'].get(colour, 0)} in supply")
     return short
 
@@ -197,17 +224,29 @@ def court_convert(state: dict[str, Any], player: str, cubes: int) -> tuple[dict[
         raise SessionError("a dice-tower card converts 1, 2 or 3 armies")
     if state["drop"] is not None:
         raise SessionError(f"drop {state['drop']['drop_id']} is still in flight; finish it first")
-    in_tray = state["tray"].get(player, 0)
+    from engine.court import convert_from_tray
+
     left = COURTIERS_PER_PLAYER - state["courtiers"].get(player, 0)
-    if in_tray < cubes:
-        return state, False, f"{player} has only {in_tray} armies in the tray, not {cubes}: not performed"
-    if left < cubes:
-        return state, False, f"{player} has only {left} courtiers left, not {cubes}: not performed"
+    conversion, tray = convert_from_tray(player, cubes, state["tray"], courtiers_in_supply=left)
+    if not conversion.performed:
+        return state, False, f"{conversion.reason}: not performed"
     new = copy.deepcopy(state)
-    new["tray"] = add(state["tray"], {player: cubes}, -1)
-    new["supply"] = add(state["supply"], {player: cubes})
-    new["courtiers"] = add(state["courtiers"], {player: cubes})
-    return new, True, f"{player} converts {cubes} armies from the tray into courtiers"
+    new["tray"] = clean(tray)
+    new["supply"] = add(state["supply"], {player: conversion.armies_to_supply})
+    new["courtiers"] = add(state["courtiers"], {player: conversion.courtiers_placed})
+    return new, True, f"{player} converts {cubes} arm{'y' if cubes == 1 else 'ies'} from the tray into courtiers"
+
+
+def court_return(state: dict[str, Any], player: str, courtiers: int) -> dict[str, Any]:
+    """Courtiers leave the Emperor's Court back to the player's supply (spent on a favor card, or
+    sent home at the end of a round), so that they can be deployed again."""
+    check_player(state, player, "player")
+    placed = state["courtiers"].get(player, 0)
+    if courtiers < 1 or courtiers > placed:
+        raise SessionError(f"{player} has {placed} courtiers at the court; cannot return {courtiers}")
+    new = copy.deepcopy(state)
+    new["courtiers"] = add(state["courtiers"], {player: courtiers}, -1)
+    return new
 
 
 def conservation(state: dict[str, Any]) -> dict[str, dict[str, int]]:

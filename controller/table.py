@@ -247,6 +247,11 @@ class Table:
         with self._lock:
             return self.cycle.court_convert(player, cubes)
 
+    def court_return(self, player: str, courtiers: int) -> dict[str, Any]:
+        """Courtiers spent at the Emperor's Court go back to the player's supply."""
+        with self._lock:
+            return self.cycle.court_return(player, courtiers)
+
     # -- records -----------------------------------------------------------------------------------
     def drop(self, drop_id: int) -> dict[str, Any]:
         with self._lock:

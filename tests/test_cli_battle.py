@@ -159,19 +159,3 @@ def test_invalid_input_through_a_real_pipe_prints_only_the_error_object() -> Non
         "error": "yellow cannot be attacked this round: a favor card makes them immune",
         "field": "$.defender",
     }
-
-
-def test_demo_plays_every_scripted_battle(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from controller.cli.demo import SCRIPT, ScriptedBattle
-
-    monkeypatch.setenv("COLUMNS", "200")
-    assert main(["demo"]) == 0
-    out = capsys.readouterr().out
-    for step in SCRIPT:
-        assert step.title in out
-    battles = [s for s in SCRIPT if isinstance(s, ScriptedBattle)]
-    fills = [s for s in battles if s.battle["battle"] == "initial_fill"]
-    assert out.count("Outcome:") == len(battles) - len(fills)
-    assert out.count("Drop") >= len(battles)
-    assert "rejects" not in out
-    assert "blue wins (3 : 2 in the tray)" in out, "the rulebook's Kursachsen example"

@@ -93,6 +93,12 @@ def register(subparsers: Any) -> None:
     _common(convert)
     convert.set_defaults(handler=_court_convert)
 
+    ret = csub.add_parser("return", help="courtiers spent at the court go back to the player's supply")
+    ret.add_argument("--player", required=True)
+    ret.add_argument("--courtiers", required=True, type=int)
+    _common(ret)
+    ret.set_defaults(handler=_court_return)
+
     correct = subparsers.add_parser("correct", help="correct (or confirm) the reading of the drop in flight")
     correct.add_argument("drop_id", type=int)
     correct.add_argument("counts", nargs="*", metavar="COLOUR=N", help="the true tray; none: confirm as read")
@@ -222,6 +228,13 @@ def _court_convert(args: argparse.Namespace) -> int:
         result = table.court_convert(args.player, args.cubes)
         print(result["message"])
         return 0 if result["performed"] else 1
+
+
+@_guarded
+def _court_return(args: argparse.Namespace) -> int:
+    with _open(args) as table:
+        print(json.dumps(table.court_return(args.player, args.courtiers)))
+    return 0
 
 
 @_guarded
