@@ -289,6 +289,14 @@ class DropCycle:
             return self.drop_view(drop_id)
         return self._resolve(drop_id, reading["cubes"])
 
+    def reread(self, drop_id: int) -> dict[str, Any]:
+        """Read the tray again at the host's request (a hand was in the way, a jammed trapdoor was
+        freed by hand and its cubes went through the tower): a new reading, never a new release."""
+        drop = self._drop(drop_id)
+        if drop["phase"] != "counted":
+            raise DropError(f"drop {drop_id} is {drop['phase']}: only a read, unresolved drop can be read again")
+        return self.read_and_resolve(drop_id)
+
     def _resolve(self, drop_id: int, tray_after: dict[str, int]) -> dict[str, Any]:
         from engine.errors import BattleInputError
 

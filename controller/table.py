@@ -219,6 +219,11 @@ class Table:
             counts = (view.get("reading") or {}).get("cubes", {})
             return self.cycle.correct(drop_id, counts, who, note="confirmed as read")
 
+    def reread(self, drop_id: int) -> dict[str, Any]:
+        """Read the tray of a doubted drop again (never a new release)."""
+        with self._lock:
+            return self.cycle.reread(drop_id)
+
     def confirm_release(self, drop_id: int, fell: bool, who: str) -> dict[str, Any]:
         with self._lock:
             return self.cycle.confirm_release(drop_id, fell, who)

@@ -261,3 +261,20 @@ def test_court_conversion_needs_the_cubes_in_the_tray(tmp_path: Path) -> None:
         assert done["performed"] and cyc.state["courtiers"][player] == before + 1
         assert world.sim.tray_contents() == cyc.state["tray"]
     assert ses.conservation_errors(cyc.state) == []
+
+
+def test_a_jammed_trapdoor_is_a_doubt_never_a_second_release(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    _started(world)
+    cyc = world.cycle(board=FakeBoard(world.sim))
+    planned = cyc.plan(ATTACK)
+    before = world.sim.release_count
+    world.sim.faults.arm("servo_jam")
+    view = cyc.release(planned["drop_id"])
+    assert view["phase"] == "counted" and view["needs_confirmation"]
+    assert any("jammed" in d for d in view["doubts"])
+    assert world.sim.funnel_contents() == planned["plan"]["drop"]  # the cubes are still up there
+    with pytest.raises(DropError):
+        cyc.release(planned["drop_id"])
+    assert cyc.reread(planned["drop_id"])["needs_confirmation"]  # a re-read is only a re-read
+    assert world.sim.release_count == before + 1
