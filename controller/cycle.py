@@ -275,7 +275,8 @@ class DropCycle:
         battle = drop["battle"]
         tower_before = battle.get("tower_before")
         verified = read_verified(self.reader, self.board if drop.get("beam_reset") else None,
-                                 f"drop-{drop_id:06d}", drop["funnel"], tower_before)
+                                 f"drop-{drop_id:06d}", drop["funnel"], tower_before,
+                                 funnel_left=self.sim.funnel_contents if self.sim is not None else None)
         obs = verified.observation
         images = {k: v for k, v in (("raw", obs.raw), ("annotated", obs.annotated)) if v is not None}
         reading = obs.as_dict()

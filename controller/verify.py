@@ -22,8 +22,11 @@ MAX_READS = 3
 
 
 def doubts(obs: Observation, dropped: dict[str, int], tower_before: dict[str, int] | None,
-           beam: int | None) -> list[str]:
-    """Every reason not to trust ``obs`` as the tray after this drop (empty: trust it)."""
+           beam: int | None, funnel_left: dict[str, int] | None = None) -> list[str]:
+    """Every reason not to trust ``obs`` as the tray after this drop (empty: trust it).
+
+    ``funnel_left``: what the station can see still lying in the funnel (``None``: it cannot see;
+    a real funnel cannot, a simulated one can)."""
     found = []
     if not obs.usable:
         found.append(f"the frame is unusable: {obs.reason or 'no reason given'}")
@@ -41,7 +44,11 @@ def doubts(obs: Observation, dropped: dict[str, int], tower_before: dict[str, in
     total = sum(obs.cubes.values())
     if beam is not None and beam != total:
         found.append(f"the break-beam counted {beam} cubes falling but the camera sees {total}")
-    if dropped and beam is not None and beam == 0 and total == 0:
+    if funnel_left:
+        found.append(f"the trapdoor jammed: {sum(funnel_left.values())} cubes are still in the funnel")
+    elif funnel_left is None and dropped and beam is not None and beam == 0 and total == 0:
+        # every cube can stay inside the tower, but on a station that cannot see its funnel a jam
+        # looks the same: the host looks
         found.append("nothing came out: the trapdoor may have jammed with the cubes still in the funnel")
     return found
 
@@ -58,8 +65,10 @@ class VerifiedReading:
 
 
 def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
-                  tower_before: dict[str, int] | None) -> VerifiedReading:
-    """Read the tray until a reading is beyond doubt, at most :data:`MAX_READS` times."""
+                  tower_before: dict[str, int] | None, funnel_left: Any = None) -> VerifiedReading:
+    """Read the tray until a reading is beyond doubt, at most :data:`MAX_READS` times.
+
+    ``funnel_left``: a callable returning what still lies in the funnel, where the station can see it."""
     beam = None
     if board is not None:
         try:
@@ -77,7 +86,7 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
             except OSError as exc:
                 attempts.append({"action": "vibrate", "error": str(exc)})
         obs = reader.read(f"{tag}-{attempt}" if attempt > 1 else tag)
-        found = doubts(obs, dropped, tower_before, beam)
+        found = doubts(obs, dropped, tower_before, beam, funnel_left() if funnel_left is not None else None)
         attempts.append({"read": attempt, "cubes": obs.as_dict()["cubes"], "doubts": found})
         if not found:
             break
