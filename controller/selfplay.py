@@ -27,11 +27,13 @@ def next_battle(status: dict[str, Any], rng: random.Random) -> tuple[str, dict[s
     board = status["board"]
     kind = rng.choice(KINDS if status["session"]["emperors_court"] else KINDS[:-1])
     if kind == "court":
-        in_tray = [p for p in players if status["tray"].get(p, 0) >= 1 and status["courtiers"].get(p, 0) < 7]
+        in_tray = [p for p in players if status["tray"].get(p, 0) >= 1]
         if in_tray:
             player = rng.choice(in_tray)
-            room = min(3, status["tray"][player], 7 - status["courtiers"].get(player, 0))
-            return "court", {"player": player, "cubes": rng.randint(1, room)}
+            room = min(3, status["tray"][player])
+            # courtiers spent on favor cards come home, so the court never fills up for good
+            spend = min(3, status["courtiers"].get(player, 0)) if status["courtiers"].get(player, 0) > 7 - room else 0
+            return "court", {"player": player, "cubes": rng.randint(1, room), "spend": spend}
         kind = "attack"
     able = [p for p in players if board.get(p, 0) >= 2]
     if kind.startswith("attack") and able:
@@ -101,6 +103,8 @@ def play(table: Any, battles: int, *, seed: int = 1, players: list[str] | None =
         kind, what = next_battle(status, rng)
         kinds[kind] = kinds.get(kind, 0) + 1
         if kind == "court":
+            if what["spend"]:
+                table.court_return(what["player"], what["spend"])
             table.court_convert(what["player"], what["cubes"])
             continue
         planned = table.plan(what)
