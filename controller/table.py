@@ -297,6 +297,13 @@ def open_records(data_dir: str | Path) -> RecordStore:
     return RecordStore.open(path)
 
 
+def read_only(data_dir: str | Path) -> Table:
+    """A table over the records alone, for looking (``tower status``, ``tower log``) while another
+    process (the web server) holds the station: no devices, no lock, no resuming."""
+    store = open_records(data_dir)
+    return Table(store, DropCycle(store, funnel=None, reader=None))
+
+
 def records_dir(config_path: str | Path | None, data_dir: str | Path | None) -> Path:
     """The data directory a command means: ``--data-dir``, else the config's ``[station] data_dir``."""
     if data_dir is not None:

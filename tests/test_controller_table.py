@@ -93,3 +93,13 @@ def test_a_battle_read_from_the_simulated_camera(tmp_path: Path) -> None:
         (tmp_path / view["annotated"]).write_bytes(b"not the photo")
         result = table.verify()
         assert not result["ok"] and "annotated image" in result["problem"]
+
+
+def test_status_can_be_read_while_the_station_is_in_use(tmp_path: Path) -> None:
+    from controller.table import read_only
+
+    with Table.open(data_dir=tmp_path, reader="direct") as table:
+        _ready(table)
+        with read_only(tmp_path) as viewer:
+            assert viewer.status()["drops_done"] == table.status()["drops_done"]
+            assert viewer.history()[0]["drop_id"] == 1

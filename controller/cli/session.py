@@ -253,8 +253,9 @@ def _correct(args: argparse.Namespace) -> int:
 @_guarded
 def _status(args: argparse.Namespace) -> int:
     from controller.cli._render import console, result_panel, status_table
+    from controller.table import read_only, records_dir
 
-    with _open(args) as table:
+    with read_only(records_dir(args.config, args.data_dir)) as table:
         status = table.status()
     if args.json:
         print(json.dumps(status, indent=1))
