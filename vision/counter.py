@@ -69,6 +69,21 @@ SMALL_FACE_SCORE = 0.9
 TILTED_SCORE = 0.95
 MERGED_SCORE = 0.9
 SMALL_FACE_MM2 = 0.35 * FACE_AREA_MM2
+# A cube counts when at least a quarter of its silhouette is visible from above (the spec's rule). The
+# silhouette is its top face plus the side faces the camera sees (see TrayCounter._quarter_mm2); a
+# partly hidden cube shows part of a side face below its visible top, which is too dark for its
+# colour's gate, so the visible top alone must make up this share of the quarter.
+VISIBLE_FRACTION = 0.25
+TOP_SHARE_OF_VISIBLE = 0.75
+# The least visible top that can make a cube count: right under the camera, where no side shows.
+QUARTER_FACE_MM2 = VISIBLE_FRACTION * TOP_SHARE_OF_VISIBLE * FACE_AREA_MM2
+# How far from a face's core its own pixels reach: the seam band removed around the core (half the
+# seam kernel) and the bevel beyond it.
+FACE_REACH_MM = 1.5
+# A strip of a cube's top face left visible around a cube lying on it, with no core of its own (the
+# seam filter takes thin strips for seams): at least a quarter face that is at least as wide as a
+# quarter face's strip (2.5 mm, less a pixel at each edge), and no longer than a face's diagonal.
+STRIP_MIN_RADIUS_MM = 1.1
 # Counting merged faces (see TrayCounter._cubes_in).
 SINGLE_MAX_MM2 = 1.75 * FACE_AREA_MM2
 SINGLE_SQUARENESS = 0.92
@@ -103,6 +118,11 @@ class _Core:
     centre: tuple[float, float]  # tray-view pixels
     summits: int = 1  # separate distance-transform summits (faces merged through missed seams)
     length_mm: float = 0.0  # long side of the minimum-area rectangle around the core
+    # The face's visible area: its colour's pixels (seams and edges included) within reach of the
+    # core and nearer to it than to any other core of the colour. Measured for partial faces only.
+    visible_mm2: float | None = None
+    strip: bool = False  # a visible part found around other faces, with no core of its own
+    quarter_mm2: float = 0.0  # the visible top area that makes this cube count (see _quarter_mm2)
 
 
 def _disc(mm: float) -> np.ndarray:
@@ -122,6 +142,7 @@ class TrayCounter:
         self.classifier = PixelClassifier(profile)
         self._seam_kernel = _disc(SEAM_KERNEL_MM)
         self._summit_kernel = _disc(SUMMIT_SPACING_MM)
+        self._strip_kernel = _disc(2 * STRIP_MIN_RADIUS_MM - 1 / PPM)
         self._k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self._top_l = {c: m.mean[0] for c, m in profile.colours.items()}
         self._models = {c: self.classifier.tolerant_model(c) for c in profile.colours}
@@ -146,7 +167,7 @@ class TrayCounter:
         plate = PLATE_VIEW.warp(frame, pose)
         level = plate_level(plate)
         tray = TRAY_VIEW.warp(frame, pose)
-        labels = self.classifier.classify(tray, level)
+        labels = self._labels(tray, level)
 
         hand = self._hand_over_walls(plate, level)
         if hand is not None:
@@ -162,6 +183,7 @@ class TrayCounter:
         gray = cv2.cvtColor(tray, cv2.COLOR_BGR2GRAY)
         self._shadow_is_not_black(gray, labels)
         cores = self._cores(tray, gray, labels, level)
+        cores += self._visible_parts(tray, labels, level, cores, pose)
         # No face of a 10 mm cube is wider than 10 mm: a round patch of a cube colour that is (a
         # brass coin looks yellow) is something else lying in the tray.
         odd = [c for c in cores if c.radius_mm > FOREIGN_COLOURED_RADIUS_MM and c.roundness > 0.6]
@@ -173,6 +195,19 @@ class TrayCounter:
                 marker_ids=pose.marker_ids,
             )
         return self._decide(cores, pose)
+
+    def _labels(self, tray: np.ndarray, level: np.ndarray) -> np.ndarray:
+        """Class codes of the tray view. Sensor noise (strong on dark or dim faces) throws pixels of a
+        uniform top face out of every colour's gate, and the face breaks into fragments too thin to
+        count (a whole cube can be lost that way). A pixel that matched no class takes the class of
+        its 3 x 3 median colour: the median undoes the noise, while every pixel that did match a
+        class (a dark seam taken for black or floor included) keeps its own."""
+        labels = self.classifier.classify(tray, level)
+        holes = labels == UNKNOWN
+        if holes.any():
+            smooth = cv2.medianBlur(tray, 3)[holes]  # N x 3: classify just those pixels
+            labels[holes] = self.classifier.classify(smooth.reshape(-1, 1, 3), level).reshape(-1)
+        return labels
 
     def _shadow_is_not_black(self, gray: np.ndarray, labels: np.ndarray) -> None:
         """Floor in an arm's shadow can be as dark as a black cube in absolute terms, but not next to
@@ -302,6 +337,116 @@ class TrayCounter:
                 )
         return cores
 
+    def _visible_parts(self, tray: np.ndarray, labels: np.ndarray, level: np.ndarray,
+                       cores: list[_Core], pose: PlatePose) -> list[_Core]:
+        """How much of each partly hidden face is visible, and the strips of faces that have no core.
+
+        A cube half under another shows its top face as a strip or an L around the upper cube. The
+        core of such a face says that it is there, but the core has lost its seam band on every
+        side, so its area understates what is visible most for thin strips; and a strip under about
+        4 mm wide loses its core entirely. So, per colour, every pixel of the colour is given to the
+        nearest core within ``FACE_REACH_MM`` (a Voronoi split of the colour's mask): a partial
+        face's visible area is what it gets (``visible_mm2``, set in place). Pixels no core reaches
+        are strips of faces that have no core; each that could be a quarter of a face is returned
+        as a core of its own (``strip``)."""
+        strips: list[_Core] = []
+        height, width = labels.shape
+        reach = FACE_REACH_MM * PPM
+        by_colour: dict[str, list[_Core]] = {}
+        for core in cores:
+            by_colour.setdefault(core.colour, []).append(core)
+        for colour, code in COLOUR_CODES.items():
+            full = (labels == code).astype(np.uint8)
+            bx, by, bw, bh = cv2.boundingRect(full)
+            if bw == 0 or bh == 0:
+                continue
+            ox, oy = max(bx - 3, 0), max(by - 3, 0)
+            mask = cv2.morphologyEx(full[oy:min(by + bh + 3, height), ox:min(bx + bw + 3, width)],
+                                    cv2.MORPH_OPEN, self._k3)
+            own = by_colour.get(colour, [])
+            if own:
+                seeds = np.zeros(mask.shape, np.uint8)
+                cv2.drawContours(seeds, [(c.contour - np.array([ox, oy])).reshape(-1, 1, 2).astype(np.int32)
+                                         for c in own], -1, 1, -1)
+                dist = cv2.distanceTransform(1 - seeds, cv2.DIST_L2, 3)
+                rest = np.where(dist <= reach, 0, mask).astype(np.uint8)
+                for core in own:
+                    if core.area_mm2 < SMALL_FACE_MM2:
+                        core.visible_mm2 = self._owned_mm2(core, own, mask, (ox, oy))
+                        core.quarter_mm2 = self._quarter_mm2(core.centre, pose)
+            else:
+                rest = mask
+            # A strip has a pixel at least STRIP_MIN_RADIUS_MM from its edge: most colours have none.
+            if cv2.countNonZero(rest) < QUARTER_FACE_MM2 * PPM**2 or not cv2.countNonZero(
+                    cv2.erode(rest, self._strip_kernel)):
+                continue
+            n, comp, stats, cents = cv2.connectedComponentsWithStats(rest, connectivity=8)
+            rdist: np.ndarray | None = None
+            for i in range(1, n):
+                area_mm2 = stats[i, cv2.CC_STAT_AREA] / PPM**2
+                centre = (float(cents[i][0] + ox), float(cents[i][1] + oy))
+                quarter = self._quarter_mm2(centre, pose)
+                if area_mm2 < quarter:
+                    continue
+                if rdist is None:
+                    rdist = cv2.distanceTransform(rest, cv2.DIST_L2, 3)
+                lx, ly, w, h = stats[i, :4]
+                sub = comp[ly:ly + h, lx:lx + w] == i
+                r = float(rdist[ly:ly + h, lx:lx + w][sub].max()) / PPM
+                if r < STRIP_MIN_RADIUS_MM:
+                    continue
+                contour = _largest_contour(sub.astype(np.uint8)) + np.array([lx + ox, ly + oy])
+                rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
+                if max(rect_w, rect_h) / PPM > MAX_FACE_LENGTH_MM:
+                    continue
+                x, y = lx + ox, ly + oy
+                mean_bgr = np.array(cv2.mean(tray[y:y + h, x:x + w], sub.astype(np.uint8))[:3], np.float32)
+                med = bgr_to_lab(mean_bgr.reshape(1, 1, 3), level).reshape(3)
+                if float(self._models[colour].mahalanobis2(med)[0]) > FACE_GATE:
+                    continue
+                strips.append(_Core(colour, area_mm2, r, 0.0, 0.0, float(med[0]), contour, centre,
+                                    length_mm=max(rect_w, rect_h) / PPM, visible_mm2=area_mm2, strip=True,
+                                    quarter_mm2=quarter))
+        return strips
+
+    @staticmethod
+    def _quarter_mm2(centre_px: tuple[float, float], pose: PlatePose) -> float:
+        """The visible top area (mm2) that makes a partly hidden cube at ``centre_px`` (tray view)
+        count. Seen from the camera a cube d mm from the camera's nadir shows, beside its 10 x 10
+        top, the two side faces turned towards the camera, each about ``edge * d / (H - edge)``
+        wide (H the camera's height); averaged over the cube's turn, their area is
+        ``edge * (4 / pi) * d * edge / (H - edge)``. A quarter of that silhouette must be visible,
+        ``TOP_SHARE_OF_VISIBLE`` of it as top face."""
+        cam = pose.camera_position_mm()
+        x = TRAY_VIEW.x0 + (centre_px[0] + 0.5) / PPM
+        y = TRAY_VIEW.y0 + (centre_px[1] + 0.5) / PPM
+        d = math.hypot(x - cam[0], y - cam[1])
+        edge = g.CUBE_EDGE_MM
+        sides = edge * (4 / math.pi) * d * edge / max(abs(float(cam[2])) - edge, edge)
+        return VISIBLE_FRACTION * TOP_SHARE_OF_VISIBLE * (FACE_AREA_MM2 + sides)
+
+    @staticmethod
+    def _owned_mm2(core: _Core, others: list[_Core], mask: np.ndarray, origin: tuple[int, int]) -> float:
+        """The pixels of ``mask`` (a colour's, offset by ``origin`` in the tray view) that are within
+        ``FACE_REACH_MM`` of ``core`` and no nearer to another core of the colour, in mm2."""
+        reach = FACE_REACH_MM * PPM
+        pad = int(math.ceil(reach)) + 1
+        x, y, w, h = cv2.boundingRect(core.contour.reshape(-1, 1, 2).astype(np.int32))
+        x0, y0 = max(x - origin[0] - pad, 0), max(y - origin[1] - pad, 0)
+        x1, y1 = min(x - origin[0] + w + pad, mask.shape[1]), min(y - origin[1] + h + pad, mask.shape[0])
+        if x1 <= x0 or y1 <= y0:
+            return 0.0
+        shift = np.array([origin[0] + x0, origin[1] + y0])
+        mine = np.ones((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(mine, [(core.contour - shift).reshape(-1, 1, 2).astype(np.int32)], -1, 0, -1)
+        theirs = np.ones_like(mine)
+        cv2.drawContours(theirs, [(c.contour - shift).reshape(-1, 1, 2).astype(np.int32) for c in others
+                                  if c is not core], -1, 0, -1)
+        d_mine = cv2.distanceTransform(mine, cv2.DIST_L2, 3)
+        d_theirs = cv2.distanceTransform(theirs, cv2.DIST_L2, 3)
+        owned = (mask[y0:y1, x0:x1] > 0) & (d_mine <= reach) & (d_mine <= d_theirs)
+        return float(np.count_nonzero(owned)) / PPM**2
+
     def _decide(self, cores: list[_Core], pose: PlatePose) -> TrayReading:
         cubes = empty_cubes()
         courtiers = empty_courtiers()
@@ -314,8 +459,10 @@ class TrayCounter:
             if core.area_mm2 < MIN_FACE_AREA_MM2:
                 continue
             kind = "cube"
-            if core.colour in self._pawn_l and self._looks_like_pawn(core):
+            if core.colour in self._pawn_l and not core.strip and self._looks_like_pawn(core):
                 kind = "courtier"
+            elif core.visible_mm2 is not None and core.visible_mm2 < core.quarter_mm2:
+                continue  # less than a quarter of this cube is visible: not asked to be counted
             n, score, doubt = (1, PAWN_SCORE, None) if kind == "courtier" else self._cubes_in(core)
             if doubt:
                 doubts.append(f"{doubt} ({core.colour})")
@@ -324,7 +471,7 @@ class TrayCounter:
                 courtiers[core.colour] += 1
             else:
                 cubes[core.colour] += n
-            note = (f"{core.area_mm2:.0f} mm2 r{core.radius_mm:.1f} sq{core.squareness:.2f} "
+            note = (f"{core.area_mm2:.0f} mm2 v{core.visible_mm2 or 0:.0f} r{core.radius_mm:.1f} sq{core.squareness:.2f} "
                     f"rd{core.roundness:.2f} L{core.lightness:.0f}")
             detections.append(self._detection(kind, core.colour, core.contour, pose, count=n, score=score,
                                               note=note))
@@ -346,6 +493,8 @@ class TrayCounter:
         about a face per extra cube) and the distance transform's separate summits pick inside it.
         """
         a = core.area_mm2
+        if core.strip:
+            return 1, SMALL_FACE_SCORE, f"a strip of {a:.0f} mm2 around other cubes taken for a cube under them"
         if a < SMALL_FACE_MM2:
             return 1, SMALL_FACE_SCORE, f"a small patch {a:.0f} mm2 taken for a partly hidden cube"
         if a <= SINGLE_MAX_MM2 and core.squareness >= SINGLE_SQUARENESS and core.length_mm <= MAX_FACE_LENGTH_MM:
