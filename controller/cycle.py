@@ -249,9 +249,18 @@ class DropCycle:
         try:
             self.funnel.release()
         except Exception as exc:
-            self._commit("release_failed", {"error": str(exc)},
-                         ses.set_phase(self.state, "release_unknown", error=str(exc)), drop_id=drop_id)
-            raise
+            now = self._release_counter()
+            if counter is not None and now == counter:  # the trapdoor never moved: a release may follow
+                self._commit("release_failed", {"error": str(exc), "moved": False},
+                             ses.set_phase(self.state, "planned"), drop_id=drop_id)
+                raise
+            if counter is None or now is None:
+                self._commit("release_failed", {"error": str(exc), "moved": None},
+                             ses.set_phase(self.state, "release_unknown", error=str(exc)), drop_id=drop_id)
+                raise
+            self._commit("released", {"how": "funnel (it reported an error after moving)", "error": str(exc),
+                                      "counter_after": now}, ses.set_phase(self.state, "released"), drop_id=drop_id)
+            return self.read_and_resolve(drop_id)
         self._commit("released", {"how": "funnel", "counter_after": self._release_counter()},
                      ses.set_phase(self.state, "released"), drop_id=drop_id)
         return self.read_and_resolve(drop_id)

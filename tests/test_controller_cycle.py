@@ -278,3 +278,29 @@ def test_a_jammed_trapdoor_is_a_doubt_never_a_second_release(tmp_path: Path) -> 
         cyc.release(planned["drop_id"])
     assert cyc.reread(planned["drop_id"])["needs_confirmation"]  # a re-read is only a re-read
     assert world.sim.release_count == before + 1
+
+
+class FailingFunnel:
+    """A servo that reports an error, having moved (``moved=True``) or not."""
+
+    def __init__(self, sim: SimTable, moved: bool) -> None:
+        self.inner, self.moved = SimFunnelRelease(sim), moved
+
+    def release(self) -> None:
+        if self.moved:
+            self.inner.release()
+        raise OSError("the servo did not answer")
+
+
+def test_a_failed_release_is_settled_by_the_release_counter(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    _started(world)
+    failing = world.cycle(funnel=FailingFunnel(world.sim, moved=False))
+    planned = failing.plan(ATTACK)
+    with pytest.raises(OSError):
+        failing.release(planned["drop_id"])
+    assert failing.state["drop"]["phase"] == "planned"  # it never opened: the one release is still to come
+    moved = world.cycle(funnel=FailingFunnel(world.sim, moved=True))
+    view = moved.release(planned["drop_id"])
+    assert view["phase"] == "resolved"  # it opened despite the error: the tray is read, no second try
+    assert world.sim.release_count == 2  # the fill and this battle
