@@ -143,6 +143,7 @@ class TrayCounter:
         self._seam_kernel = _disc(SEAM_KERNEL_MM)
         self._summit_kernel = _disc(SUMMIT_SPACING_MM)
         self._strip_kernel = _disc(2 * STRIP_MIN_RADIUS_MM - 1 / PPM)
+        self._reach_kernel = _disc(2 * FACE_REACH_MM)
         self._k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self._top_l = {c: m.mean[0] for c, m in profile.colours.items()}
         self._models = {c: self.classifier.tolerant_model(c) for c in profile.colours}
@@ -156,6 +157,8 @@ class TrayCounter:
         self._frame_h: np.ndarray | None = None
         self._hand_chroma = HAND_CHROMA_FACTOR * _tinted_chroma(profile.background, HAND_TINT)
         self._frame_pose: PlatePose | None = None
+        # Per colour, its pixels (1) in its padded bounding box and the box's origin (set by _cores).
+        self._colour_boxes: dict[str, tuple[np.ndarray, int, int]] = {}
 
     # -- frame level -------------------------------------------------------------------------------
     def count(self, frame_bgr: np.ndarray) -> TrayReading:
@@ -281,17 +284,20 @@ class TrayCounter:
         smooth = cv2.GaussianBlur(gray, (5, 5), 0)
         closed = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, self._seam_kernel)
         depth = cv2.subtract(closed, smooth)
-        seam = depth.astype(np.float32) > (SEAM_DEPTH * closed.astype(np.float32) + SEAM_FLOOR)
+        not_seam = (depth.astype(np.float32) <= SEAM_DEPTH * closed.astype(np.float32) + SEAM_FLOOR).view(np.uint8)
         cores: list[_Core] = []
         height, width = labels.shape
+        self._colour_boxes = {}
         for colour, code in COLOUR_CODES.items():
-            full = ((labels == code) & ~seam).astype(np.uint8)
-            bx, by, bw, bh = cv2.boundingRect(full)
+            is_colour = (labels == code).view(np.uint8)  # 0 or 1
+            bx, by, bw, bh = cv2.boundingRect(is_colour)
             if bw == 0 or bh == 0:
                 continue
             # Work in the colour's bounding box (padded): the same result, a fraction of the pixels.
             ox, oy = max(bx - 3, 0), max(by - 3, 0)
-            mask = full[oy:min(by + bh + 3, height), ox:min(bx + bw + 3, width)]
+            box = (slice(oy, min(by + bh + 3, height)), slice(ox, min(bx + bw + 3, width)))
+            self._colour_boxes[colour] = (is_colour[box], ox, oy)  # for _visible_parts
+            mask = is_colour[box] & not_seam[box]
             mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, self._k3)
             n, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=4)
             if n <= 1:
@@ -350,30 +356,25 @@ class TrayCounter:
         are strips of faces that have no core; each that could be a quarter of a face is returned
         as a core of its own (``strip``)."""
         strips: list[_Core] = []
-        height, width = labels.shape
-        reach = FACE_REACH_MM * PPM
+        camera = pose.camera_position_mm()
         by_colour: dict[str, list[_Core]] = {}
         for core in cores:
             by_colour.setdefault(core.colour, []).append(core)
-        for colour, code in COLOUR_CODES.items():
-            full = (labels == code).astype(np.uint8)
-            bx, by, bw, bh = cv2.boundingRect(full)
-            if bw == 0 or bh == 0:
+        for colour in COLOUR_CODES:
+            if colour not in self._colour_boxes:
                 continue
-            ox, oy = max(bx - 3, 0), max(by - 3, 0)
-            mask = cv2.morphologyEx(full[oy:min(by + bh + 3, height), ox:min(bx + bw + 3, width)],
-                                    cv2.MORPH_OPEN, self._k3)
+            box, ox, oy = self._colour_boxes[colour]
+            mask = cv2.morphologyEx(box, cv2.MORPH_OPEN, self._k3)
             own = by_colour.get(colour, [])
             if own:
                 seeds = np.zeros(mask.shape, np.uint8)
                 cv2.drawContours(seeds, [(c.contour - np.array([ox, oy])).reshape(-1, 1, 2).astype(np.int32)
                                          for c in own], -1, 1, -1)
-                dist = cv2.distanceTransform(1 - seeds, cv2.DIST_L2, 3)
-                rest = np.where(dist <= reach, 0, mask).astype(np.uint8)
+                rest = cv2.subtract(mask, cv2.dilate(seeds, self._reach_kernel))
                 for core in own:
                     if core.area_mm2 < SMALL_FACE_MM2:
                         core.visible_mm2 = self._owned_mm2(core, own, mask, (ox, oy))
-                        core.quarter_mm2 = self._quarter_mm2(core.centre, pose)
+                        core.quarter_mm2 = self._quarter_mm2(core.centre, camera)
             else:
                 rest = mask
             # A strip has a pixel at least STRIP_MIN_RADIUS_MM from its edge: most colours have none.
@@ -385,7 +386,7 @@ class TrayCounter:
             for i in range(1, n):
                 area_mm2 = stats[i, cv2.CC_STAT_AREA] / PPM**2
                 centre = (float(cents[i][0] + ox), float(cents[i][1] + oy))
-                quarter = self._quarter_mm2(centre, pose)
+                quarter = self._quarter_mm2(centre, camera)
                 if area_mm2 < quarter:
                     continue
                 if rdist is None:
@@ -410,14 +411,13 @@ class TrayCounter:
         return strips
 
     @staticmethod
-    def _quarter_mm2(centre_px: tuple[float, float], pose: PlatePose) -> float:
+    def _quarter_mm2(centre_px: tuple[float, float], cam: np.ndarray) -> float:
         """The visible top area (mm2) that makes a partly hidden cube at ``centre_px`` (tray view)
         count. Seen from the camera a cube d mm from the camera's nadir shows, beside its 10 x 10
         top, the two side faces turned towards the camera, each about ``edge * d / (H - edge)``
         wide (H the camera's height); averaged over the cube's turn, their area is
         ``edge * (4 / pi) * d * edge / (H - edge)``. A quarter of that silhouette must be visible,
-        ``TOP_SHARE_OF_VISIBLE`` of it as top face."""
-        cam = pose.camera_position_mm()
+        ``TOP_SHARE_OF_VISIBLE`` of it as top face. ``cam``: the camera centre in plate mm."""
         x = TRAY_VIEW.x0 + (centre_px[0] + 0.5) / PPM
         y = TRAY_VIEW.y0 + (centre_px[1] + 0.5) / PPM
         d = math.hypot(x - cam[0], y - cam[1])
