@@ -13,6 +13,7 @@ the funnel is loaded just before the release and the tray is cleared before the 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import queue
@@ -156,8 +157,26 @@ class Table:
                 self._subscribers.remove(q)
 
     def _publish(self, event: dict[str, Any]) -> None:
+        self._show_light(event)
         for q in list(self._subscribers):
             q.put(event)
+
+    _LIGHT = {"intent": "ready", "release_started": "busy", "released": "busy", "reading": "busy",
+              "resolution": "ready", "cleaned": "ready", "cancelled": "ready", "release_unknown": "attention",
+              "release_failed": "attention", "resolve_refused": "attention"}
+
+    def _show_light(self, event: dict[str, Any]) -> None:
+        """The table's status LED, where there is one: busy while a drop is in the air, attention
+        while the host must act (a doubted reading, a release nobody can vouch for)."""
+        light = getattr(self.station, "status_led", None)
+        state = self._LIGHT.get(event.get("type", ""))
+        if event.get("type") == "reading" and event.get("phase") == "counted":
+            drop = (self.store.state() or {}).get("drop") or {}
+            state = "attention" if drop.get("needs_confirmation") else "busy"
+        if light is None or state is None:
+            return
+        with contextlib.suppress(OSError):  # a dead LED must not stop a battle
+            light.show(state)
 
     # -- the session -------------------------------------------------------------------------------
     def new_session(self, players: list[str], emperors_court: bool = False) -> dict[str, Any]:

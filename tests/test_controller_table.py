@@ -103,3 +103,23 @@ def test_status_can_be_read_while_the_station_is_in_use(tmp_path: Path) -> None:
         with read_only(tmp_path) as viewer:
             assert viewer.status()["drops_done"] == table.status()["drops_done"]
             assert viewer.history()[0]["drop_id"] == 1
+
+
+class RecordingLight:
+    def __init__(self) -> None:
+        self.shown: list[str] = []
+
+    def show(self, state: str) -> None:
+        self.shown.append(state)
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_status_light_follows_the_drop(tmp_path: Path) -> None:
+    with Table.open(data_dir=tmp_path, reader="direct") as table:
+        _ready(table)
+        light = RecordingLight()
+        table.station.status_led = light
+        table.release(table.plan(ATTACK)["drop_id"])
+        assert light.shown[-5:] == ["ready", "busy", "busy", "busy", "ready"]

@@ -76,3 +76,53 @@ def test_a_corrupt_database_is_a_clear_error(tmp_path: Path, capsys: pytest.Capt
     err = capsys.readouterr().err
     assert code == 2 and "not a SQLite database" in err and "untouched" in err
     assert (tmp_path / "records.sqlite3").read_bytes() == b"garbage" * 100
+
+
+def _played(tmp_path: Path) -> list[str]:
+    from controller.selfplay import play
+    from controller.table import Table
+
+    with Table.open(data_dir=tmp_path, reader="direct") as table:
+        play(table, 4, seed=3)
+    return ["--data-dir", str(tmp_path)]
+
+
+def _sql(tmp_path: Path, *statements: str) -> None:
+    conn = sqlite3.connect(tmp_path / "records.sqlite3")
+    for s in statements:
+        conn.execute(s)
+    conn.commit()
+    conn.close()
+
+
+def _seq_of(tmp_path: Path, kind: str, nth: int = 0) -> int:
+    conn = sqlite3.connect(tmp_path / "records.sqlite3")
+    rows = conn.execute("SELECT seq FROM records WHERE kind=? ORDER BY seq", (kind,)).fetchall()
+    conn.close()
+    return int(rows[nth][0])
+
+
+def test_log_verify_names_an_edited_reading(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = _played(tmp_path)
+    seq = _seq_of(tmp_path, "reading", 2)
+    _sql(tmp_path, f"UPDATE records SET payload=replace(payload, '\"usable\":true', '\"usable\":false') WHERE seq={seq}")
+    code, out = _run(capsys, "log", "verify", *d)
+    assert code == 1 and f"record #{seq} (reading of drop 3) was edited" in out
+
+
+def test_log_verify_names_a_deleted_resolution(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = _played(tmp_path)
+    seq = _seq_of(tmp_path, "resolution", 1)
+    _sql(tmp_path, f"DELETE FROM records WHERE seq={seq}")
+    code, out = _run(capsys, "log", "verify", *d)
+    assert code == 1 and f"record #{seq} is missing (deleted)" in out
+
+
+def test_log_verify_names_reordered_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = _played(tmp_path)
+    first = _seq_of(tmp_path, "intent", 2)
+    second = first + 1
+    _sql(tmp_path, f"UPDATE records SET seq=-1 WHERE seq={first}", f"UPDATE records SET seq={first} WHERE seq={second}",
+         f"UPDATE records SET seq={second} WHERE seq=-1")
+    code, out = _run(capsys, "log", "verify", *d)
+    assert code == 1 and f"record #{first}" in out and "reordered" in out

@@ -204,8 +204,14 @@ def _drop(args: argparse.Namespace, battle: dict[str, Any]) -> int:
         out.print(plan_panel(planned))
         simulated = table.cycle.sim is not None
         if not simulated and not args.yes:
+            buttons = getattr(table.station, "buttons", None)
             try:
-                input("Put these cubes into the funnel, then press Enter to release (Ctrl-C to cancel) ")
+                if buttons is not None:
+                    out.print("Put these cubes into the funnel, then press the release button (Ctrl-C to cancel)")
+                    while not buttons.wait_for_release_press(1.0):
+                        pass
+                else:
+                    input("Put these cubes into the funnel, then press Enter to release (Ctrl-C to cancel) ")
             except (KeyboardInterrupt, EOFError):
                 table.cancel(planned["drop_id"])
                 out.print("cancelled: put the cubes back where they came from")
