@@ -30,6 +30,7 @@ Nothing here prints or prompts: the facade (``controller.table``) and the CLI do
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from controller import session as ses
@@ -155,7 +156,7 @@ class DropCycle:
         state = self.state
         if self.hands is not None:
             self.hands.clear_tray(state["tray"])
-        obs = self.reader.read(f"check-{int(time.time() * 1000)}", wait_settle=False)
+        obs = self.reader.read("check", wait_settle=False, save=False)
         seen = clean(obs.cubes)
         expected = clean(state["tray"])
         return {"ok": obs.usable and seen == expected, "expected": expected, "seen": seen,
@@ -283,16 +284,23 @@ class DropCycle:
         drop = self._drop(drop_id)
         battle = drop["battle"]
         tower_before = battle.get("tower_before")
+        # a host's re-read never overwrites a photo an earlier record vouches for
+        readings_before = sum(1 for r in self.store.records(drop_id) if r.kind == "reading")
+        tag = f"drop-{drop_id:06d}" + (f"-r{readings_before + 1}" if readings_before else "")
         verified = read_verified(self.reader, self.board if drop.get("beam_reset") else None,
-                                 f"drop-{drop_id:06d}", drop["funnel"], tower_before,
+                                 tag, drop["funnel"], tower_before,
                                  funnel_left=self.sim.funnel_contents if self.sim is not None else None)
         obs = verified.observation
         images = {k: v for k, v in (("raw", obs.raw), ("annotated", obs.annotated)) if v is not None}
+        for i, early in enumerate(verified.earlier, start=1):  # the doubted reads are evidence too
+            images.update({f"read{i}-{k}": v for k, v in (("raw", early.raw), ("annotated", early.annotated))
+                           if v is not None})
         reading = obs.as_dict()
         needs = bool(verified.doubts)
         state = ses.set_phase(self.state, "counted", reading=reading, doubts=verified.doubts,
                               needs_confirmation=needs,
-                              images={k: str(v.relative_to(self.store.data_dir)) for k, v in images.items()})
+                              images={k: Path(v).resolve().relative_to(self.store.data_dir.resolve()).as_posix()
+                                      for k, v in images.items()})
         self._commit("reading", {"reading": reading, "doubts": verified.doubts, "attempts": verified.attempts},
                      state, drop_id=drop_id, images=images)
         if needs:

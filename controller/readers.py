@@ -34,7 +34,7 @@ class Observation:
 
 
 class TrayReader(Protocol):
-    def read(self, tag: str, *, wait_settle: bool = True) -> Observation: ...
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation: ...
 
 
 class DirectReader:
@@ -43,7 +43,7 @@ class DirectReader:
     def __init__(self, sim: Any) -> None:
         self.sim = sim
 
-    def read(self, tag: str, *, wait_settle: bool = True) -> Observation:
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
         return Observation(cubes=dict(self.sim.tray_contents()), source="direct")
 
 
@@ -83,7 +83,9 @@ class CameraReader:
             if self.frame_interval_s:
                 time.sleep(self.frame_interval_s)
 
-    def read(self, tag: str, *, wait_settle: bool = True) -> Observation:
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
+        """Count the tray; with ``save`` the raw (lossless PNG: the evidence) and the annotated
+        (JPEG: for people) photos are written as ``<tag>-raw.png`` and ``<tag>-annotated.jpg``."""
         import cv2
 
         from vision.annotate import annotate
@@ -93,11 +95,13 @@ class CameraReader:
         else:
             frame, settled = self.camera.capture(), True
         reading = self.counter.count(frame)
-        self.images_dir.mkdir(parents=True, exist_ok=True)
-        raw = self.images_dir / f"{tag}-raw.png"
-        annotated = self.images_dir / f"{tag}-annotated.jpg"
-        cv2.imwrite(str(raw), frame, [cv2.IMWRITE_PNG_COMPRESSION, 1])
-        cv2.imwrite(str(annotated), annotate(frame, reading), [cv2.IMWRITE_JPEG_QUALITY, 90])
+        raw = annotated = None
+        if save:
+            self.images_dir.mkdir(parents=True, exist_ok=True)
+            raw = self.images_dir / f"{tag}-raw.png"
+            annotated = self.images_dir / f"{tag}-annotated.jpg"
+            cv2.imwrite(str(raw), frame, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+            cv2.imwrite(str(annotated), annotate(frame, reading), [cv2.IMWRITE_JPEG_QUALITY, 90])
         reason = reading.reason
         if not settled:
             reason = (reason + "; " if reason else "") + "the tray did not settle before the timeout"

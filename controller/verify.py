@@ -57,6 +57,7 @@ def doubts(obs: Observation, dropped: dict[str, int], tower_before: dict[str, in
 class VerifiedReading:
     observation: Observation
     doubts: list[str]
+    earlier: list[Observation] = field(default_factory=list)  # the reads before the last, kept as evidence
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -76,6 +77,7 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
         except OSError:
             beam = None  # a board that cannot answer gives no cross-check; the camera still decides
     attempts: list[dict[str, Any]] = []
+    earlier: list[Observation] = []
     obs = None
     found: list[str] = []
     for attempt in range(1, MAX_READS + 1):
@@ -85,10 +87,12 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
                 attempts.append({"action": "vibrate", "seconds": 0.5})
             except OSError as exc:
                 attempts.append({"action": "vibrate", "error": str(exc)})
+        if obs is not None:
+            earlier.append(obs)
         obs = reader.read(f"{tag}-{attempt}" if attempt > 1 else tag)
         found = doubts(obs, dropped, tower_before, beam, funnel_left() if funnel_left is not None else None)
         attempts.append({"read": attempt, "cubes": obs.as_dict()["cubes"], "doubts": found})
         if not found:
             break
     assert obs is not None
-    return VerifiedReading(obs, found, attempts)
+    return VerifiedReading(obs, found, attempts=attempts, earlier=earlier)

@@ -163,7 +163,7 @@ class ScriptedReader:
     def __init__(self, sim: SimTable, readings: list[Observation]) -> None:
         self.sim, self.readings, self.tags = sim, list(readings), []
 
-    def read(self, tag: str, *, wait_settle: bool = True) -> Observation:
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
         self.tags.append(tag)
         if tag.startswith("drop-") and self.readings:
             return self.readings.pop(0)
@@ -304,3 +304,34 @@ def test_a_failed_release_is_settled_by_the_release_counter(tmp_path: Path) -> N
     view = moved.release(planned["drop_id"])
     assert view["phase"] == "resolved"  # it opened despite the error: the tray is read, no second try
     assert world.sim.release_count == 2  # the fill and this battle
+
+
+class PhotoReader:
+    """Writes a 'photo' per read (its tag and content) and returns the scripted counts, then the truth."""
+
+    def __init__(self, sim: SimTable, images: Path, readings: list[dict[str, int]]) -> None:
+        self.sim, self.images, self.readings = sim, images, list(readings)
+
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
+        counts = self.readings.pop(0) if tag.startswith("drop-") and self.readings else self.sim.tray_contents()
+        if not save:
+            return Observation(cubes=counts)
+        self.images.mkdir(exist_ok=True)
+        raw = self.images / f"{tag}-raw.png"
+        raw.write_text(f"{tag} {counts}")
+        return Observation(cubes=counts, raw=raw)
+
+
+def test_every_read_of_a_drop_keeps_its_photo_and_a_reread_overwrites_none(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    _started(world)
+    wrong = {"blue": 40}
+    cyc = world.cycle(reader=PhotoReader(world.sim, tmp_path / "images", [wrong, wrong, wrong]))
+    planned = cyc.plan(ATTACK)
+    doubted = cyc.release(planned["drop_id"])
+    assert doubted["needs_confirmation"]
+    first = [r for r in cyc.store.records(planned["drop_id"]) if r.kind == "reading"][0]
+    assert set(first.images) == {"raw", "read1-raw", "read2-raw"}  # three reads, three photos
+    view = cyc.reread(planned["drop_id"])
+    assert view["phase"] == "resolved" and view["image"].endswith("-r2-raw.png")
+    assert cyc.store.verify().ok  # the first reading's photos are untouched
