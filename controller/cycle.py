@@ -156,9 +156,12 @@ class DropCycle:
         state = self.state
         if self.hands is not None:
             self.hands.clear_tray(state["tray"])
-        obs = self.reader.read("check", wait_settle=False, save=False)
-        seen = clean(obs.cubes)
         expected = clean(state["tray"])
+        for _ in range(2):  # a second look before blaming the players (a hand leaving, a reflection)
+            obs = self.reader.read("check", wait_settle=True, save=False)
+            seen = clean(obs.cubes)
+            if obs.usable and seen == expected:
+                break
         return {"ok": obs.usable and seen == expected, "expected": expected, "seen": seen,
                 "usable": obs.usable, "reason": obs.reason}
 
