@@ -83,6 +83,19 @@ def test_a_standing_pawn_beside_a_cube(counter) -> None:
     assert reading.courtiers["red"] == 1
 
 
+@pytest.mark.parametrize(("colour", "i"), [("yellow", 0), ("black", 1), ("blue", 2), ("purple", 3)])
+def test_a_pawn_lying_on_its_side_is_not_a_cube(counter, colour: str, i: int) -> None:
+    """From above a lying pawn is a tapered, shaded outline about 14 x 10 mm: a courtier, not a cube,
+    whether it lies alone or beside a cube of its colour."""
+    pieces = [synth.Piece("cube", colour, CX, CY, 10.0 * i),
+              synth.courtier(colour, CX + 12.5, CY + 1, yaw_deg=30.0 * i, lying=True),
+              synth.courtier(colour, CX - 35, CY - 25, yaw_deg=45.0 + 20 * i, lying=True)]
+    reading, truth = _read(counter, pieces, i=i)
+    assert truth.visible_courtiers[colour] == 2
+    assert reading.cubes == truth.visible_cubes
+    assert reading.courtiers == truth.visible_courtiers
+
+
 def test_a_finger_makes_the_frame_unusable(counter) -> None:
     pieces = [synth.Piece("cube", "green", CX - 30, CY, 0.0), synth.finger(side="bottom", reach_mm=35)]
     reading, _ = _read(counter, pieces, i=1)

@@ -63,6 +63,18 @@ FLOOR_LEVEL_SIGMA_MM = 8.0  # smoothing of the local floor level (in mm; the lev
 BLACK_SPLIT_EXPONENT = 1 / 3  # where between black (0) and floor (1), in log grey, shadowed floor starts
 PAWN_ROUNDNESS = 0.55
 PAWN_MAX_SQUARENESS = 0.88  # a disc fills pi/4 of its bounding square, a face nearly all of it
+# A pawn lying down: its core (about 12-13 x 9-10 mm) is longer than a whole face's core, even one
+# magnified on the third layer (10.7 mm less the seams), and tapered (its outline fills well under
+# the 0.9 of its rectangle that any whole face fills).
+LYING_PAWN_MIN_LENGTH_MM = 11.0
+LYING_PAWN_MAX_SQUARENESS = 0.8
+# ... and it shows its whole body, as wide as its 10 mm base less the seams, and most of a face's
+# area: a part of a face that long (a tilted face merged with a strip of another) is a sliver.
+LYING_PAWN_MIN_WIDTH_MM = 0.8 * g.COURTIER_BASE_MM
+LYING_PAWN_MIN_MM2 = 0.6 * FACE_AREA_MM2
+# Its outline is rounded (the base's rim, the head's ball) and fills about half its enclosing circle;
+# a face cut to an oblong by a neighbour keeps its corners and fills under 0.4.
+LYING_PAWN_MIN_ROUNDNESS = 0.45
 # How sure each kind of reading is (multiplied into the frame's confidence).
 PAWN_SCORE = 0.95
 SMALL_FACE_SCORE = 0.9
@@ -118,6 +130,7 @@ class _Core:
     centre: tuple[float, float]  # tray-view pixels
     summits: int = 1  # separate distance-transform summits (faces merged through missed seams)
     length_mm: float = 0.0  # long side of the minimum-area rectangle around the core
+    width_mm: float = 0.0  # and its short side
     # The face's visible area: its colour's pixels (seams and edges included) within reach of the
     # core and nearer to it than to any other core of the colour. Measured for partial faces only.
     visible_mm2: float | None = None
@@ -339,7 +352,7 @@ class TrayCounter:
                     _Core(colour, area_mm2, r, px_area / rect_area, _filled_area(contour) / (math.pi * rad * rad),
                           light, contour, (float(cents[i][0] + ox), float(cents[i][1] + oy)),
                           self._summits(dsub) if area_mm2 > SINGLE_MAX_MM2 else 1,
-                          max(rect_w, rect_h) / PPM)
+                          max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM)
                 )
         return cores
 
@@ -472,7 +485,7 @@ class TrayCounter:
             else:
                 cubes[core.colour] += n
             note = (f"{core.area_mm2:.0f} mm2 v{core.visible_mm2 or 0:.0f} r{core.radius_mm:.1f} sq{core.squareness:.2f} "
-                    f"rd{core.roundness:.2f} L{core.lightness:.0f}")
+                    f"rd{core.roundness:.2f} L{core.lightness:.0f} {core.length_mm:.1f}x{core.width_mm:.1f}")
             detections.append(self._detection(kind, core.colour, core.contour, pose, count=n, score=score,
                                               note=note))
         reason = None
@@ -524,14 +537,23 @@ class TrayCounter:
         """A pawn's head is a ball: its surface turns away from the ring light, so it is darker than a
         flat top of its colour (as calibrated), and its outline is round, not square. A black ball
         hardly shades (it reflects little light either way, and a shadow darkens a black cube just as
-        much), so black needs the round outline of an unbroken core."""
+        much), so black needs the round outline of an unbroken core.
+
+        A pawn lying on its side shows its body from the side: a tapered outline about 14 x 10 mm
+        (base to head), curved, so darker than a flat top too. No part of a cube's top is that
+        long unless the face is whole and tilted, and then it fills its bounding rectangle."""
         top, pawn = self._top_l[core.colour], self._pawn_l[core.colour]
         darker = abs(core.lightness - pawn) < abs(core.lightness - top)
+        if not darker or core.area_mm2 >= 0.9 * FACE_AREA_MM2 or core.squareness >= PAWN_MAX_SQUARENESS:
+            return False
+        if (core.length_mm >= LYING_PAWN_MIN_LENGTH_MM and core.squareness < LYING_PAWN_MAX_SQUARENESS
+                and core.width_mm >= LYING_PAWN_MIN_WIDTH_MM and core.area_mm2 >= LYING_PAWN_MIN_MM2
+                and core.roundness >= LYING_PAWN_MIN_ROUNDNESS):
+            return True
         roundness = PAWN_ROUNDNESS_BLACK if core.colour == "black" else PAWN_ROUNDNESS
         # A disc fills ~100 % of its enclosing circle, a square face 64 %, a partly hidden face less.
         # ... and a core that fills its bounding rectangle is a face, however dark.
-        return (darker and core.roundness > roundness and core.squareness < PAWN_MAX_SQUARENESS
-                and core.area_mm2 < 0.9 * FACE_AREA_MM2)
+        return core.roundness > roundness
 
     def _detection(self, kind: str, colour: str | None, contour_view: np.ndarray, pose: PlatePose,
                    count: int = 1, score: float = 1.0, note: str | None = None) -> Detection:
