@@ -238,6 +238,31 @@ def test_a_truncated_jpeg_is_unreadable(tmp_path: Path) -> None:
         read_image(tmp_path / "missing.jpg")
 
 
+@pytest.mark.parametrize("damage", ["zeroed", "flipped", "cut"])
+def test_a_jpeg_damaged_in_the_middle_is_unreadable(tmp_path: Path, damage: str) -> None:
+    """Bytes lost or overwritten inside the file, which still ends with its end-of-image marker:
+    OpenCV would decode it (with grey or shifted blocks) and only print a warning."""
+    frame = Scene().cube("red", 90, 80).cube("blue", 130, 100).frame()
+    ok, encoded = cv2.imencode(".jpg", frame)
+    assert ok
+    data = bytearray(encoded.tobytes())
+    mid = len(data) // 2
+    if damage == "zeroed":
+        data[mid:mid + 1500] = bytes(1500)
+    elif damage == "flipped":
+        data[mid:mid + 256] = bytes(b ^ 0x5A for b in data[mid:mid + 256])
+    else:
+        del data[mid:mid + 3000]
+    assert data.endswith(b"\xff\xd9")
+    path = tmp_path / f"{damage}.jpg"
+    path.write_bytes(bytes(data))
+    with pytest.raises(UnreadableImage, match="corrupt JPEG"):
+        read_image(path)
+    intact = tmp_path / "intact.jpg"
+    intact.write_bytes(encoded.tobytes())
+    assert read_image(intact).shape == frame.shape
+
+
 def test_confidence_is_full_only_without_doubt(counter: TrayCounter) -> None:
     clear = counter.count(Scene().cube("blue", 90, 80).cube("red", 130, 110, 25).frame())
     assert clear.usable and clear.reason is None and clear.confidence == 1.0
