@@ -39,9 +39,10 @@ if str(REPO) not in sys.path:
 EXPECTED = ["intent", "release_started", "released", "reading", "resolution", "cleaned"]
 
 
-def _worker(data_dir: Path, seed: int, battles: int, finish: bool = False) -> subprocess.Popen[str]:
+def _worker(data_dir: Path, seed: int, battles: int, finish: bool = False,
+            reader: str = "direct") -> subprocess.Popen[str]:
     cmd = [sys.executable, "-m", "controller.selfplay", "--data-dir", str(data_dir), "--seed", str(seed),
-           "--battles", str(battles)]
+           "--battles", str(battles), "--reader", reader]
     if finish:
         cmd.append("--finish")
     return subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -78,7 +79,7 @@ def _phase_in_flight(data_dir: Path) -> str:
 
 
 def crash_run(data_dir: Path, *, kills: int = 100, seed: int = 1, max_delay: float = 0.6,
-              battles: int | None = None) -> dict[str, Any]:
+              battles: int | None = None, reader: str = "direct") -> dict[str, Any]:
     """Kill the worker ``kills`` times at random moments, then finish and check everything."""
     rng = random.Random(seed)
     battles = battles if battles is not None else kills * 20
@@ -86,7 +87,7 @@ def crash_run(data_dir: Path, *, kills: int = 100, seed: int = 1, max_delay: flo
     kills_done = 0
     started = time.monotonic()
     while kills_done < kills:
-        proc = _worker(data_dir, seed, battles)
+        proc = _worker(data_dir, seed, battles, reader=reader)
         if not _wait_ready(proc):
             proc.wait()
             raise RuntimeError(f"the game ended before {kills} kills (after {kills_done}); raise --battles: "
@@ -101,7 +102,7 @@ def crash_run(data_dir: Path, *, kills: int = 100, seed: int = 1, max_delay: flo
                 stream.close()
         kills_done += 1
         killed_in[_phase_in_flight(data_dir)] += 1
-    final = _worker(data_dir, seed, battles, finish=True)
+    final = _worker(data_dir, seed, battles, finish=True, reader=reader)
     out, err = final.communicate(timeout=120)
     if final.returncode != 0:
         raise RuntimeError(f"the finishing worker failed: {err}")
@@ -167,10 +168,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-delay", type=float, default=0.6, help="longest wait before a kill (s)")
     parser.add_argument("--data-dir", default=None, help="default: a new temporary directory")
+    parser.add_argument("--reader", choices=("direct", "camera"), default="direct",
+                        help="direct: read the simulated tray (fast); camera: photograph and count it")
     args = parser.parse_args()
     data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="tower-crash-"))
-    figures = crash_run(data_dir, kills=args.kills, seed=args.seed, max_delay=args.max_delay)
-    print(f"crash run in {data_dir}: {figures['kills']} SIGKILLs in {figures['seconds']} s")
+    figures = crash_run(data_dir, kills=args.kills, seed=args.seed, max_delay=args.max_delay, reader=args.reader)
+    print(f"crash run in {data_dir} ({args.reader} tray reading): {figures['kills']} SIGKILLs in {figures['seconds']} s")
     print(f"  killed while: {', '.join(f'{k} {v}' for k, v in sorted(figures['killed_in'].items()))}")
     print(f"  drops {figures['drops']}, releases recorded {figures['releases']}, servo moves {figures['servo_moves']}, "
           f"releases found not done and retried once {figures['releases_found_not_done']}")
