@@ -22,7 +22,11 @@ anywhere is resumed by :meth:`DropCycle.resume`:
   come). Where neither exists (a bare servo), the phase becomes *release_unknown* and the host
   says whether the funnel is empty (:meth:`DropCycle.confirm_release`).
 * *released*: finished by reading the tray; never released again.
-* *counted* awaiting the host, *resolved* awaiting clean-up: nothing moves until asked.
+* *counted*: a trusted reading is resolved; a doubted one waits for the host (confirm, correct,
+  re-read). *resolved*: waits for the tray to be cleared. Nothing moves until asked.
+
+A release that raises is settled the same way at once: the counter did not move, so the drop is
+*planned* again; it moved, so the tray is read; no counter, so *release_unknown*.
 
 Nothing here prints or prompts: the facade (``controller.table``) and the CLI do.
 """
