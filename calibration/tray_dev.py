@@ -40,7 +40,7 @@ def calibration_profile(root: Path) -> ColourProfile:
     samples = {c: [read_image(p) for p in sorted(cal.glob(f"{c}_*.jpg"))] for c in ALL_COLOURS}
     courtiers = {c: [read_image(p)] for c in PLAYER_COLOURS if (p := cal / f"courtier_{c}.jpg").exists()}
     profile, _ = learn_profile(read_image(cal / "empty.jpg"), samples, courtiers)
-    # Exactly what `tower calibrate colours` writes and `tower count` reads back (rounded JSON).
+    # Exactly what `tower calibrate colours` writes and `tower count` reads back (the JSON round trip).
     return ColourProfile.from_json(json.loads(json.dumps(profile.to_json())))
 
 

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from calibration.profile import ColourModel, ColourProfile, ProfileError, load_profile, save_profile
-from vision.geometry import ALL_COLOURS
 
 
 def _model(mean: tuple[float, float, float], sd: float = 2.0) -> ColourModel:
@@ -27,14 +26,14 @@ def _profile() -> ColourProfile:
     )
 
 
-def test_round_trip_is_exact_enough_and_small(tmp_path: Path) -> None:
+def test_round_trip_is_exact_and_small(tmp_path: Path) -> None:
+    """The file keeps every bit of the models: a profile read back classifies exactly like the one
+    learned (rounding had flipped a count on a scene where a patch sat on a gate's edge)."""
     p = _profile()
     save_profile(p, tmp_path / "p.json")
     assert (tmp_path / "p.json").stat().st_size < 8_000
     q = load_profile(tmp_path / "p.json")
-    for c in ALL_COLOURS:
-        assert np.allclose(q.colours[c].mean_array, p.colours[c].mean_array, atol=1e-3)
-        assert np.allclose(q.colours[c].cov_array, p.colours[c].cov_array, atol=1e-3)
+    assert q.background == p.background and q.colours == p.colours and q.courtiers == p.courtiers
     assert set(q.courtiers) == {"red"}
 
 

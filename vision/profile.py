@@ -84,9 +84,11 @@ class ColourModel:
         )
 
     def to_json(self) -> dict[str, Any]:
+        # Full float precision (JSON keeps a float's shortest exact repr): a profile read back from
+        # its file classifies exactly as the one learned, so `tower count` agrees with calibration.
         return {
-            "mean": [round(x, 4) for x in self.mean],
-            "cov": [[round(x, 5) for x in row] for row in self.cov],
+            "mean": [float(x) for x in self.mean],
+            "cov": [[float(x) for x in row] for row in self.cov],
             "pixels": self.pixels,
         }
 
