@@ -83,6 +83,18 @@ def test_a_standing_pawn_beside_a_cube(counter) -> None:
     assert reading.courtiers["red"] == 1
 
 
+@pytest.mark.parametrize(("colour", "i", "yaw"), [("red", 0, 25.0), ("red", 0, 45.0), ("blue", 1, 45.0),
+                                                  ("yellow", 2, 0.0), ("purple", 3, 70.0)])
+def test_a_pawn_standing_against_a_cube_of_its_colour(counter, colour: str, i: int, yaw: float) -> None:
+    """The pawn touches the face (no seam between them, and a face's corner can point at it): one
+    cube and one courtier, not two or three cubes."""
+    pieces = [synth.Piece("cube", colour, CX, CY, yaw), synth.courtier(colour, CX + 11.5, CY + i - 1.5)]
+    reading, truth = _read(counter, pieces, i=i)
+    assert truth.visible_cubes[colour] == 1 and truth.visible_courtiers[colour] == 1
+    assert reading.cubes == truth.visible_cubes
+    assert reading.courtiers == truth.visible_courtiers
+
+
 @pytest.mark.parametrize(("colour", "i"), [("yellow", 0), ("black", 1), ("blue", 2), ("purple", 3)])
 def test_a_pawn_lying_on_its_side_is_not_a_cube(counter, colour: str, i: int) -> None:
     """From above a lying pawn is a tapered, shaded outline about 14 x 10 mm: a courtier, not a cube,

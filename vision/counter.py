@@ -67,6 +67,12 @@ PAWN_MAX_SQUARENESS = 0.88  # a disc fills pi/4 of its bounding square, a face n
 # magnified on the third layer (10.7 mm less the seams), and tapered (its outline fills well under
 # the 0.9 of its rectangle that any whole face fills).
 LYING_PAWN_MIN_LENGTH_MM = 11.0
+# A standing pawn's head seen from above is a ball about 7 mm across (38 mm2) over its 10 mm base: what
+# is split off a face as a pawn must be at least that wide and most of that area (a strip of a lower
+# cube beside the face is thinner).
+PAWN_HEAD_MIN_MM2 = 0.3 * FACE_AREA_MM2
+PAWN_HEAD_MIN_RADIUS_MM = 2.5
+PAWN_TOP_ROUNDNESS = 0.8  # a disc fills ~0.9 of its enclosing circle, any part of a square face < 0.7
 LYING_PAWN_MAX_SQUARENESS = 0.8
 # ... and it shows its whole body, as wide as its 10 mm base less the seams, and most of a face's
 # area: a part of a face that long (a tilted face merged with a strip of another) is a sliver.
@@ -157,6 +163,7 @@ class TrayCounter:
         self._summit_kernel = _disc(SUMMIT_SPACING_MM)
         self._strip_kernel = _disc(2 * STRIP_MIN_RADIUS_MM - 1 / PPM)
         self._reach_kernel = _disc(2 * FACE_REACH_MM)
+        self._pawn_open_kernel = _disc(2.0)  # what is left beside a face: slivers along its edges go
         self._k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self._top_l = {c: m.mean[0] for c, m in profile.colours.items()}
         self._models = {c: self.classifier.tolerant_model(c) for c in profile.colours}
@@ -200,6 +207,7 @@ class TrayCounter:
         self._shadow_is_not_black(gray, labels)
         cores = self._cores(tray, gray, labels, level)
         cores += self._visible_parts(tray, labels, level, cores, pose)
+        cores += self._pawns_beside_faces(tray, level, cores)
         # No face of a 10 mm cube is wider than 10 mm: a round patch of a cube colour that is (a
         # brass coin looks yellow) is something else lying in the tray.
         odd = [c for c in cores if c.radius_mm > FOREIGN_COLOURED_RADIUS_MM and c.roundness > 0.6]
@@ -423,6 +431,88 @@ class TrayCounter:
                                     quarter_mm2=quarter))
         return strips
 
+    def _pawns_beside_faces(self, tray: np.ndarray, level: np.ndarray, cores: list[_Core]) -> list[_Core]:
+        """Pawns standing against a cube of their colour, split off the cube's face.
+
+        A pawn's head touching a face of its colour can merge with it into one core (the ball's rim
+        against the face's edge leaves no dark seam), which by its area would read as two cubes.
+        Such a core is a square face with a round bulge: the face is the square of the core's
+        inscribed size, centred on one of the core's two deepest points (the pawn's 10 mm base is
+        as wide as a face) and turned to cover most of the core; what is
+        left, if it looks like a pawn's head (round, shaded darker than a flat top), is a pawn, and
+        the core keeps the face alone (modified in place). Returns the pawns as cores."""
+        pawns: list[_Core] = []
+        for core in cores:
+            if (core.colour not in self._pawn_l or core.strip or not (FACE_AREA_MM2 < core.area_mm2 <= SINGLE_MAX_MM2)
+                    or (core.squareness >= SINGLE_SQUARENESS and core.length_mm <= MAX_FACE_LENGTH_MM)):
+                continue
+            x, y, w, h = cv2.boundingRect(core.contour.reshape(-1, 1, 2).astype(np.int32))
+            origin = np.array([x - 1, y - 1])
+            mask = np.zeros((h + 2, w + 2), np.uint8)
+            cv2.drawContours(mask, [(core.contour - origin).reshape(-1, 1, 2).astype(np.int32)], -1, 1, -1)
+            dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+            # The face's centre is one of the core's two deepest points (the pawn's base is as wide).
+            _, r_max, _, peak = cv2.minMaxLoc(dist)
+            other = dist.copy()
+            cv2.circle(other, peak, int(round(0.7 * g.CUBE_EDGE_MM * PPM)), 0, -1)
+            _, r_next, _, peak_next = cv2.minMaxLoc(other)
+            found = None
+            for centre, r in ((peak, r_max), (peak_next, r_next)):
+                if r <= 0:
+                    continue
+                found = self._pawn_beside(core, mask, origin, centre, r, tray, level)
+                if found is not None:
+                    break
+            if found is None:
+                continue
+            head, blob = found
+            face = _largest_contour(mask & (1 - blob))
+            core.contour = face + origin
+            core.area_mm2 -= head.area_mm2
+            core.squareness = max(core.squareness, SINGLE_SQUARENESS)  # what is left is the square face
+            core.length_mm = min(core.length_mm, MAX_FACE_LENGTH_MM)
+            pawns.append(head)
+        return pawns
+
+    def _pawn_beside(self, core: _Core, mask: np.ndarray, origin: np.ndarray, centre: tuple[int, int],
+                     r: float, tray: np.ndarray, level: np.ndarray) -> tuple[_Core, np.ndarray] | None:
+        """The pawn beside a face centred at ``centre`` (in ``mask``, a core's pixels from ``origin``
+        in the tray view) with inscribed radius ``r`` px, as a core and its pixels; or None."""
+        cx, cy = centre
+        half = min(r, 0.5 * g.CUBE_EDGE_MM * PPM)
+        best, best_poly = -1, None
+        for angle in range(0, 90, 6):
+            box = cv2.boxPoints(((cx, cy), (2 * half, 2 * half), angle)).astype(np.int32)
+            poly = np.zeros_like(mask)
+            cv2.fillConvexPoly(poly, box, 1)
+            cover = int(np.count_nonzero(poly & mask))
+            if cover > best:
+                best, best_poly = cover, poly
+        assert best_poly is not None
+        rest = mask & (1 - cv2.dilate(best_poly, self._k3))
+        rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, self._pawn_open_kernel)
+        n, comp, stats, cents = cv2.connectedComponentsWithStats(rest, connectivity=4)
+        if n <= 1:
+            return None
+        i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        blob = (comp == i).astype(np.uint8)
+        area_mm2 = float(stats[i, cv2.CC_STAT_AREA]) / PPM**2
+        contour = _largest_contour(blob)
+        (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
+        rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
+        bx, by = int(origin[0]), int(origin[1])
+        sub = tray[by:by + blob.shape[0], bx:bx + blob.shape[1]]
+        mean_bgr = np.array(cv2.mean(sub, blob[:sub.shape[0], :sub.shape[1]])[:3], np.float32)
+        light = float(bgr_to_lab(mean_bgr.reshape(1, 1, 3), level).reshape(3)[0])
+        r_in = float(cv2.distanceTransform(blob, cv2.DIST_L2, 3).max()) / PPM
+        head = _Core(core.colour, area_mm2, r_in, float(stats[i, cv2.CC_STAT_AREA]) / max(rect_w * rect_h, 1.0),
+                     _filled_area(contour) / (math.pi * rad * rad), light, contour + origin,
+                     (float(cents[i][0] + origin[0]), float(cents[i][1] + origin[1])),
+                     length_mm=max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM)
+        if area_mm2 < PAWN_HEAD_MIN_MM2 or r_in < PAWN_HEAD_MIN_RADIUS_MM or not self._looks_like_pawn(head):
+            return None
+        return head, blob
+
     @staticmethod
     def _quarter_mm2(centre_px: tuple[float, float], cam: np.ndarray) -> float:
         """The visible top area (mm2) that makes a partly hidden cube at ``centre_px`` (tray view)
@@ -468,14 +558,17 @@ class TrayCounter:
         confidence = 1.0
         if len(pose.marker_ids) < len(g.MARKER_IDS):
             confidence *= 0.95
-        for core in cores:
-            if core.area_mm2 < MIN_FACE_AREA_MM2:
-                continue
+        cores = [c for c in cores if c.area_mm2 >= MIN_FACE_AREA_MM2]
+        pawn = [c.colour in self._pawn_l and not c.strip and self._looks_like_pawn(c) for c in cores]
+        heads = [c.centre for c, p in zip(cores, pawn, strict=True) if p]
+        for core, is_pawn in zip(cores, pawn, strict=True):
             kind = "cube"
-            if core.colour in self._pawn_l and not core.strip and self._looks_like_pawn(core):
+            if is_pawn:
                 kind = "courtier"
             elif core.visible_mm2 is not None and core.visible_mm2 < core.quarter_mm2:
                 continue  # less than a quarter of this cube is visible: not asked to be counted
+            elif self._top_of_a_pawn(core, heads):
+                continue
             n, score, doubt = (1, PAWN_SCORE, None) if kind == "courtier" else self._cubes_in(core)
             if doubt:
                 doubts.append(f"{doubt} ({core.colour})")
@@ -494,6 +587,16 @@ class TrayCounter:
             reason = f"counted, with doubt: {shown}"
         return TrayReading(True, reason, cubes, courtiers, round(confidence, 3), detections, doubts,
                            pose.marker_ids)
+
+    @staticmethod
+    def _top_of_a_pawn(core: _Core, pawns: list[tuple[float, float]]) -> bool:
+        """The top of a pawn's ball faces the ring light and is as bright as a cube's top: it can
+        come out as a small disc of its own inside the shaded ring of the ball (the pawn). A part
+        of a square face is never that round; a disc centred on a pawn is part of it."""
+        if core.area_mm2 >= SMALL_FACE_MM2 or core.roundness < PAWN_TOP_ROUNDNESS:
+            return False
+        reach = 0.5 * g.COURTIER_BASE_MM * PPM
+        return any(math.hypot(core.centre[0] - x, core.centre[1] - y) <= reach for x, y in pawns)
 
     def _cubes_in(self, core: _Core) -> tuple[int, float, str | None]:
         """How many cubes one core stands for, how sure that is (0..1), and the doubt if any.
