@@ -55,6 +55,24 @@ def test_cube_on_another(counter) -> None:
     assert reading.cubes == truth.visible_cubes == {**dict.fromkeys(geo.ALL_COLOURS, 0), "yellow": 1, "blue": 1}
 
 
+@pytest.mark.parametrize(("lower", "upper", "i", "offset", "at"), [
+    ("green", "red", 0, (2.5, 0.0), (45, 30)),     # a strip and a side face, far from the nadir
+    ("green", "red", 0, (4.0, 1.0), (0, 0)),       # an L of top face, under the camera
+    ("blue", "purple", 3, (2.5, 0.0), (45, 30)),   # purple on blue: side faces of both are dark
+    ("red", "red", 2, (5.5, 2.0), (-40, -25)),     # one colour: the strip is not part of the face
+    ("yellow", "black", 1, (1.0, 0.5), (-40, -25)),  # a sliver: not a quarter visible
+    ("red", "red", 2, (1.0, 0.5), (0, 0)),         # a sliver beside a face of its colour
+])
+def test_a_cube_mostly_under_another(counter, lower: str, upper: str, i: int, offset: tuple[float, float],
+                                     at: tuple[float, float]) -> None:
+    """The lower cube counts when a quarter of its silhouette is visible (its top strip and the side
+    faces turned to the camera), not when less is; cases well clear of the quarter."""
+    pieces = synth.cube_on_cube(lower, upper, CX + at[0], CY + at[1], offset, 20.0 * i, 35.0)
+    reading, truth = _read(counter, pieces, i=i)
+    assert abs(truth.visible_fraction[0] - 0.25) >= 0.09, "the case must not sit on the quarter"
+    assert reading.cubes == truth.visible_cubes
+
+
 def test_red_under_a_warm_cast(counter) -> None:
     pieces = synth.row_of_cubes("red", 3, CX - 30, CY - 15, 0.0) + synth.row_of_cubes("yellow", 2, CX, CY + 20, 0.0)
     pieces += [synth.Piece("cube", "purple", CX + 30, CY - 10, 30.0)]

@@ -5,7 +5,7 @@ Pipeline, prepared once per profile (``TrayCounter(profile)``) and run per frame
 1. Markers -> camera pose -> the tray warped to a top-down view on the plane of the cube tops, so a
    lying cube's top face is a 10 mm square wherever it lies (``vision.rectify``, ``vision.plate``).
 2. White balance on the grey plate, then every pixel classified against the profile
-   (``vision.colour``).
+   (``vision.colour``); a pixel that sensor noise threw out of every class takes its 3 x 3 median's.
 3. Faces, not blobs: under the ring light a cube's top face is bright and even, its bevelled edges
    and the gaps to its neighbours are thin dark seams. Removing seam pixels (a black-hat filter,
    relative to the local brightness so it works for black cubes as for yellow) splits touching
@@ -13,10 +13,17 @@ Pipeline, prepared once per profile (``TrayCounter(profile)``) and run per frame
    face. Dark side faces are thin slivers (a few millimetres at most from 300 mm) and are dropped by
    their inscribed radius.
 4. Each core is measured in millimetres: its area in units of a cube's top face (a core that
-   merged two faces counts two), its inscribed radius (at least a quarter of a face is visible),
-   its squareness (a pawn's ball-shaped head is round, a cube's face square) and its shading (a
-   ball's surface turns away from the light, so it is darker than a flat top of its colour).
-5. Anything large that matches no colour - a coin, a finger - makes the frame unusable, as does
+   merged two faces counts two), its squareness (a pawn's ball-shaped head is round, a cube's face
+   square; a pawn lying down is a tapered oblong) and its shading (a ball's surface turns away from
+   the light, so it is darker than a flat top of its colour). A pawn merged with a face of its
+   colour is split off it by fitting the face's square.
+5. Partly hidden cubes: a cube counts when a quarter of its silhouette is visible (the spec's rule).
+   A partial face's visible area is its colour's pixels around its core (the seam band given back);
+   strips of a lower cube's top too thin to keep a core of their own are found as the colour's
+   pixels that no core reaches. Either is compared with a quarter of the cube's silhouette as the
+   camera sees it there (top face plus the side faces turned to the camera, growing with the
+   distance from the camera's nadir).
+6. Anything large that matches no colour - a coin, a finger - makes the frame unusable, as does
    anything reaching over the walls from outside (a hand).
 """
 
@@ -558,7 +565,10 @@ class TrayCounter:
         confidence = 1.0
         if len(pose.marker_ids) < len(g.MARKER_IDS):
             confidence *= 0.95
-        cores = [c for c in cores if c.area_mm2 >= MIN_FACE_AREA_MM2]
+        # A small core stands for a cube when the visible area around it makes a quarter (a thin
+        # strip's core is small once its seam band is gone); without that measure, by its own area.
+        cores = [c for c in cores if c.area_mm2 >= MIN_FACE_AREA_MM2
+                 or (c.visible_mm2 is not None and c.visible_mm2 >= c.quarter_mm2)]
         pawn = [c.colour in self._pawn_l and not c.strip and self._looks_like_pawn(c) for c in cores]
         heads = [c.centre for c, p in zip(cores, pawn, strict=True) if p]
         for core, is_pawn in zip(cores, pawn, strict=True):
