@@ -109,6 +109,8 @@ FACE_REACH_MM = 1.5
 # seam filter takes thin strips for seams): at least a quarter face that is at least as wide as a
 # quarter face's strip (2.5 mm, less a pixel at each edge), and no longer than a face's diagonal.
 STRIP_MIN_RADIUS_MM = 1.1
+THIN_STRIP_RADIUS_MM = 0.25 * g.CUBE_EDGE_MM  # narrower than half a face (5 mm wide) ...
+THIN_STRIP_MAX_LENGTH_MM = 1.1 * g.CUBE_EDGE_MM  # ... it lies along one edge: an edge long, magnified
 # Counting merged faces (see TrayCounter._cubes_in).
 SINGLE_MAX_MM2 = 1.75 * FACE_AREA_MM2
 SINGLE_SQUARENESS = 0.92
@@ -426,7 +428,10 @@ class TrayCounter:
                     continue
                 contour = _largest_contour(sub.astype(np.uint8)) + np.array([lx + ox, ly + oy])
                 rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
-                if max(rect_w, rect_h) / PPM > MAX_FACE_LENGTH_MM:
+                # Part of one face: no longer than its diagonal, and a band narrower than half a face
+                # runs along one edge, so no longer than an edge (a dark crevice between cubes can be).
+                longest = MAX_FACE_LENGTH_MM if r >= THIN_STRIP_RADIUS_MM else THIN_STRIP_MAX_LENGTH_MM
+                if max(rect_w, rect_h) / PPM > longest:
                     continue
                 x, y = lx + ox, ly + oy
                 mean_bgr = np.array(cv2.mean(tray[y:y + h, x:x + w], sub.astype(np.uint8))[:3], np.float32)
