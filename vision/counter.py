@@ -79,7 +79,8 @@ LYING_PAWN_MIN_LENGTH_MM = 11.0
 # cube beside the face is thinner).
 PAWN_HEAD_MIN_MM2 = 0.3 * FACE_AREA_MM2
 PAWN_HEAD_MIN_RADIUS_MM = 2.5
-PAWN_TOP_ROUNDNESS = 0.8  # a disc fills ~0.9 of its enclosing circle, any part of a square face < 0.7
+PAWN_TOP_ROUNDNESS = 0.8
+PAWN_SHARE_MIN = 0.15  # a face with a pawn merged is darker than a top by at least this share of the gap  # a disc fills ~0.9 of its enclosing circle, any part of a square face < 0.7
 LYING_PAWN_MAX_SQUARENESS = 0.8
 # ... and it shows its whole body, as wide as its 10 mm base less the seams, and most of a face's
 # area: a part of a face that long (a tilted face merged with a strip of another) is a sliver.
@@ -458,6 +459,10 @@ class TrayCounter:
             if (core.colour not in self._pawn_l or core.strip or not (FACE_AREA_MM2 < core.area_mm2 <= SINGLE_MAX_MM2)
                     or (core.squareness >= SINGLE_SQUARENESS and core.length_mm <= MAX_FACE_LENGTH_MM)):
                 continue
+            # The shaded ball darkens the merged core's mean: a third of it or more is the pawn's.
+            top, pawn = self._top_l[core.colour], self._pawn_l[core.colour]
+            if core.lightness > top - PAWN_SHARE_MIN * (top - pawn):
+                continue
             x, y, w, h = cv2.boundingRect(core.contour.reshape(-1, 1, 2).astype(np.int32))
             origin = np.array([x - 1, y - 1])
             mask = np.zeros((h + 2, w + 2), np.uint8)
@@ -493,7 +498,7 @@ class TrayCounter:
         cx, cy = centre
         half = min(r, 0.5 * g.CUBE_EDGE_MM * PPM)
         best, best_poly = -1, None
-        for angle in range(0, 90, 6):
+        for angle in range(0, 90, 10):
             box = cv2.boxPoints(((cx, cy), (2 * half, 2 * half), angle)).astype(np.int32)
             poly = np.zeros_like(mask)
             cv2.fillConvexPoly(poly, box, 1)
