@@ -103,6 +103,7 @@ VISIBLE_FRACTION = 0.25
 TOP_SHARE_OF_VISIBLE = 0.75
 # The least visible top that can make a cube count: right under the camera, where no side shows.
 QUARTER_FACE_MM2 = VISIBLE_FRACTION * TOP_SHARE_OF_VISIBLE * FACE_AREA_MM2
+NEAR_QUARTER = 0.8  # a partial face showing from this share of the quarter up to it is left out, with doubt
 # How far from a face's core its own pixels reach: the seam band removed around the core (half the
 # seam kernel) and the bevel beyond it.
 FACE_REACH_MM = 1.5
@@ -575,6 +576,13 @@ class TrayCounter:
         confidence = 1.0
         if len(pose.marker_ids) < len(g.MARKER_IDS):
             confidence *= 0.95
+        # A cube left out for showing a little less than a quarter is as doubtful as one counted for
+        # a little more (those carry SMALL_FACE_SCORE): say so.
+        for c in cores:
+            if c.visible_mm2 is not None and NEAR_QUARTER * c.quarter_mm2 <= c.visible_mm2 < c.quarter_mm2:
+                doubts.append(f"a cube about a quarter visible ({c.visible_mm2:.0f} mm2 of its top) left out "
+                              f"({c.colour})")
+                confidence *= SMALL_FACE_SCORE
         # A small core stands for a cube when the visible area around it makes a quarter (a thin
         # strip's core is small once its seam band is gone); without that measure, by its own area.
         cores = [c for c in cores if c.area_mm2 >= MIN_FACE_AREA_MM2
