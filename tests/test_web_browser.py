@@ -47,6 +47,9 @@ def launch_chromium(playwright):  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="module")
 def browser():
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extras")
+    # Playwright waits 5 s by default; a loaded 2-core CI machine can need longer for a page to
+    # catch up with a server event, so the page assertions wait longer (they still fail if it never does).
+    sync_api.expect.set_options(timeout=20_000)
     with sync_api.sync_playwright() as p:
         b = launch_chromium(p)
         yield b
