@@ -29,3 +29,13 @@ def test_one_round_of_the_demo_on_the_simulated_station(tmp_path: Path, capsys: 
     assert photos >= {f"{n:06d}" for n in range(1, 6)}  # the fill and four battles
     # a second demo never plays into a folder that holds a game
     assert main(["demo", "--rounds", "1", "--data-dir", str(data)]) == 2
+
+
+def test_a_missing_config_is_a_clear_error_not_a_traceback(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["demo", "--rounds", "1", "--data-dir", str(tmp_path / "demo"),
+                 "--config", str(tmp_path / "nowhere.toml")])
+    out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
+    assert code == 2
+    assert "nowhere.toml: no such configuration file" in out
+    assert not (tmp_path / "demo" / "records.sqlite3").exists()

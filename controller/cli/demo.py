@@ -42,9 +42,14 @@ def _run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     steps = demo_game.script(args.rounds)
     total = 1 + sum(1 for s in steps if s.kind != "round")
+    try:  # a broken config, a busy station or a foreign records file: one clear line, no traceback
+        opened = Table.open(config_path=args.config, data_dir=data_dir)
+    except (ValueError, RuntimeError, OSError) as err:
+        out.print(f"[red]tower demo: {getattr(err, 'message', None) or err}[/]")
+        return 2
     out.rule("[bold]Wallenstein tower station: a scripted game on simulated hardware")
     out.print(f"records and photos: {data_dir.resolve()}")
-    with Table.open(config_path=args.config, data_dir=data_dir) as table:
+    with opened as table:
         if table.cycle.sim is None:
             out.print("[red]the demo needs a simulated station (its players' hands are simulated)[/]")
             return 2
