@@ -254,6 +254,8 @@ def load_config(path: Path | str | None = None) -> StationConfig:
         raise ConfigError(f"{path}: no such configuration file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}), so not a TOML file") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

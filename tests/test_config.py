@@ -81,6 +81,14 @@ def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
         load_config(tmp_path / "nope.toml")
 
 
+def test_a_binary_file_is_a_config_error_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "tower.toml"
+    path.write_bytes(b"\xff\xfe[station]\n")
+    with pytest.raises(ConfigError, match="not UTF-8") as info:
+        load_config(path)
+    assert str(path) in str(info.value)
+
+
 def test_integers_are_accepted_for_floats_and_missing_keys_keep_defaults(tmp_path: Path) -> None:
     cfg = _load(tmp_path, "[funnel]\nopen_angle = 95\n")
     assert cfg.funnel.open_angle == 95.0 and isinstance(cfg.funnel.open_angle, float)
