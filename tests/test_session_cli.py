@@ -126,3 +126,11 @@ def test_log_verify_names_reordered_records(tmp_path: Path, capsys: pytest.Captu
          f"UPDATE records SET seq={second} WHERE seq=-1")
     code, out = _run(capsys, "log", "verify", *d)
     assert code == 1 and f"record #{first}" in out and "reordered" in out
+
+
+def test_a_malformed_correction_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    _run(capsys, "session", "new", "--players", "red,blue,yellow", *d)
+    code = main(["correct", "1", "blue=x", "--who", "anna", *d])
+    err = capsys.readouterr().err
+    assert code == 2 and "expected COLOUR=N" in err and "'blue=x'" in err

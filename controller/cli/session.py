@@ -29,7 +29,7 @@ def _counts(items: list[str]) -> dict[str, int]:
     for item in items:
         colour, _, n = item.partition("=")
         if not n.isdigit():
-            raise argparse.ArgumentTypeError(f"expected COLOUR=N, got {item!r}")
+            raise ValueError(f"expected COLOUR=N with N a whole number >= 0, got {item!r}")  # exit 2, no traceback
         out[colour.strip()] = int(n)
     return out
 
