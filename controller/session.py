@@ -18,6 +18,8 @@ import copy
 import time
 from typing import Any
 
+from engine.events import Event
+
 PLAYER_COLOURS = ("red", "blue", "yellow", "purple", "black")
 PEASANTS = "green"
 CUBES_PER_PLAYER = 62
@@ -49,8 +51,8 @@ def total_of(colour: str) -> int:
 
 def new_state(players: list[str], emperors_court: bool, session_id: int = 1) -> dict[str, Any]:
     """A fresh game: every cube in its supply, an empty tray, an empty tower, no courtiers."""
-    if not players:
-        raise SessionError("a session needs at least one player")
+    if not 3 <= len(players) <= 5:  # the initial fill (engine) refuses any other count: say so now
+        raise SessionError(f"a game of Wallenstein is for 3 to 5 players, not {len(players)}")
     unknown = [p for p in players if p not in PLAYER_COLOURS]
     if unknown:
         raise SessionError(f"unknown player colour {unknown[0]!r}: choose from {', '.join(PLAYER_COLOURS)}")
@@ -96,6 +98,8 @@ def set_round(state: dict[str, Any], event: str | None, bonus_tiles: dict[str, s
         check_player(state, owner, f"the owner of {key}")
     for player in immune or []:
         check_player(state, player, "the immune player")
+    if event is not None and event not in {e.value for e in Event}:  # a typo must not wait for the next plan
+        raise SessionError(f"unknown event {event!r}: choose from {', '.join(e.value for e in Event)}")
     new["round"] = {"event": event, "bonus_tiles": tiles, "immune": sorted(set(immune or []))}
     return new
 

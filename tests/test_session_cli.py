@@ -51,7 +51,7 @@ def test_a_session_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureF
 
 def test_log_verify_names_an_edited_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     d = ["--data-dir", str(tmp_path)]
-    _run(capsys, "session", "new", "--players", "red,blue", *d)
+    _run(capsys, "session", "new", "--players", "red,blue,yellow", *d)
     for p in ("red", "blue"):
         _run(capsys, "session", "deploy", "--player", p, "--armies", "5", *d)
     conn = sqlite3.connect(tmp_path / "records.sqlite3")
@@ -64,7 +64,7 @@ def test_log_verify_names_an_edited_record(tmp_path: Path, capsys: pytest.Captur
 
 def test_a_battle_before_the_fill_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     d = ["--data-dir", str(tmp_path)]
-    _run(capsys, "session", "new", "--players", "red,blue", *d)
+    _run(capsys, "session", "new", "--players", "red,blue,yellow", *d)
     code = main(["battle", "attack", "--attacker", "red", "--armies", "2", *d])
     err = capsys.readouterr().err
     assert code == 2 and "fill the tower first" in err
@@ -134,3 +134,21 @@ def test_a_malformed_correction_is_a_clear_error(tmp_path: Path, capsys: pytest.
     code = main(["correct", "1", "blue=x", "--who", "anna", *d])
     err = capsys.readouterr().err
     assert code == 2 and "expected COLOUR=N" in err and "'blue=x'" in err
+
+
+@pytest.mark.parametrize("players", ["red", "red,blue", "red,blue,yellow,purple,black,red"])
+def test_a_session_needs_three_to_five_players(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               players: str) -> None:
+    code = main(["session", "new", "--players", players, "--data-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "3 to 5 players" in err
+
+
+def test_an_unknown_event_is_refused_when_the_round_is_set(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    _run(capsys, "session", "new", "--players", "red,blue,yellow", *d)
+    code = main(["session", "round", "--event", "churches_saef", *d])
+    err = capsys.readouterr().err
+    assert code == 2 and "unknown event 'churches_saef'" in err
+    assert _run(capsys, "session", "round", "--event", "churches_safe", *d)[0] == 0
