@@ -184,6 +184,18 @@ class RecordStore:
     def close(self) -> None:
         self._conn.close()
 
+    @contextmanager
+    def _readable(self) -> Iterator[None]:
+        """A file whose header is intact but whose pages or text are damaged is a RecordsError naming
+        it (a clear message, exit 2), never a traceback; nothing is written to it."""
+        try:
+            yield
+        except (sqlite3.DatabaseError, ValueError) as exc:  # ValueError: bad JSON or UTF-8 in a row
+            if isinstance(exc, RecordsError):
+                raise
+            raise RecordsError(f"{self.path} is damaged and cannot be read ({str(exc)[:100]}); "
+                               "it was left untouched") from exc
+
     # -- writing -----------------------------------------------------------------------------------
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -224,15 +236,18 @@ class RecordStore:
 
     # -- reading -------------------------------------------------------------------------------
     def state(self) -> dict[str, Any] | None:
-        row = self._conn.execute("SELECT body FROM state WHERE id=1").fetchone()
-        return None if row is None else json.loads(row[0])
+        with self._readable():
+            row = self._conn.execute("SELECT body FROM state WHERE id=1").fetchone()
+            return None if row is None else json.loads(row[0])
 
     def _rows(self, where: str = "", args: tuple[Any, ...] = ()) -> list[Record]:
         out = []
-        for seq, ts, kind, drop_id, payload, images, prev_hash, digest in self._conn.execute(
-                f"SELECT seq, ts, kind, drop_id, payload, images, prev_hash, hash FROM records {where} "
-                "ORDER BY seq", args):
-            out.append(Record(seq, ts, kind, drop_id, json.loads(payload), json.loads(images), prev_hash, digest))
+        with self._readable():
+            for seq, ts, kind, drop_id, payload, images, prev_hash, digest in self._conn.execute(
+                    f"SELECT seq, ts, kind, drop_id, payload, images, prev_hash, hash FROM records {where} "
+                    "ORDER BY seq", args):
+                out.append(Record(seq, ts, kind, drop_id, json.loads(payload), json.loads(images), prev_hash,
+                                  digest))
         return out
 
     def records(self, drop_id: int | None = None) -> list[Record]:
@@ -251,8 +266,14 @@ class RecordStore:
         is a reordered or replaced one; a hash that does not match the content is an edited one; a
         photo whose SHA-256 changed is a swapped image; and a chain shorter than its recorded head
         means the last records were deleted."""
-        rows = self._conn.execute(
-            "SELECT seq, ts, kind, drop_id, payload, images, prev_hash, hash FROM records ORDER BY seq").fetchall()
+        with self._readable():
+            # Text read as bytes and decoded leniently: a record whose text is not even UTF-8 any more is
+            # named as edited (its hash no longer matches) instead of stopping the walk.
+            rows = [tuple(v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in row)
+                    for row in self._conn.execute(
+                        "SELECT seq, ts, CAST(kind AS BLOB), drop_id, CAST(payload AS BLOB), CAST(images AS BLOB), "
+                        "CAST(prev_hash AS BLOB), CAST(hash AS BLOB) FROM records ORDER BY seq")]
+            head_seq, head_hash = self._conn.execute("SELECT seq, hash FROM chain_head WHERE id=1").fetchone()
         prev = GENESIS
         expected_seq = 1
         for seq, ts, kind, drop_id, payload, images, prev_hash, digest in rows:
@@ -274,7 +295,6 @@ class RecordStore:
                     return VerifyResult(False, len(rows), seq, f"{label}: its {role} image {ref['path']} was changed")
             prev = digest
             expected_seq += 1
-        head_seq, head_hash = self._conn.execute("SELECT seq, hash FROM chain_head WHERE id=1").fetchone()
         if head_seq != expected_seq - 1 or head_hash != prev:
             return VerifyResult(False, len(rows), head_seq,
                                 f"the chain ends at record #{expected_seq - 1} but #{head_seq} was written: "

@@ -147,3 +147,21 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     _sql(tmp_path / "records.sqlite3", "PRAGMA user_version=99")
     with pytest.raises(RecordsError, match="newer"):
         RecordStore.open(tmp_path)
+
+
+def test_a_record_whose_text_is_no_longer_utf8_is_named_not_a_crash(tmp_path: Path) -> None:
+    store = _store_with_records(tmp_path)
+    _sql(store.path, "UPDATE records SET payload = CAST(X'7B2269223A34FF7D' AS TEXT) WHERE seq=4")
+    result = store.verify()
+    assert not result.ok and result.bad_seq == 4 and "record #4" in str(result.problem)
+    with pytest.raises(RecordsError, match="damaged"):
+        store.records()
+
+
+def test_a_damaged_state_row_is_a_records_error(tmp_path: Path) -> None:
+    store = _store_with_records(tmp_path)
+    _sql(store.path, "UPDATE state SET body = CAST(X'7BFF' AS TEXT) WHERE id=1")
+    before = store.path.read_bytes()
+    with pytest.raises(RecordsError, match="is damaged and cannot be read"):
+        store.state()
+    assert store.path.read_bytes() == before
