@@ -39,6 +39,8 @@ def summary(battle: dict[str, Any], result: dict[str, Any]) -> str:
     else:
         head = "A tie: the county is cleared"
     name = {"attack": "the attack", "revolt": "the revolt", "winter_revolt": "the winter revolt"}.get(str(kind), "the battle")
+    if outcome == "defender_wins":
+        a, d = d, a  # the winner's strength first: "Yellow wins the revolt, 3 against 1"
     return f"{head} {name}, {a} against {d} in the tray." if outcome != "tie" else f"{head} ({a} against {d} in the tray)."
 
 
