@@ -29,6 +29,16 @@ def test_every_subcommand_has_help(capsys: pytest.CaptureFixture[str]) -> None:
         assert f"tower {name}" in capsys.readouterr().out
 
 
+def test_every_command_and_action_describes_itself(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["fill"], ["status"], ["log"], ["correct"], ["battle"], ["battle", "attack"], ["court", "convert"],
+                 ["session", "new"]):
+        with pytest.raises(SystemExit):
+            main([*argv, "--help"])
+        out = capsys.readouterr().out
+        usage, _, rest = out.partition("\n\n")
+        assert rest and not rest.startswith(("positional arguments", "options")), f"{argv}: no description"
+
+
 def test_module_entry_point_runs() -> None:
     proc = subprocess.run([sys.executable, "-m", "controller", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0
