@@ -100,3 +100,20 @@ def test_firmware_on_a_pty_passes(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "tray-fw" in out and "MicroPython on a pty" in out
     results = run_check(load_config(tmp_path / "tower.toml"), settle=lambda s: None)
     assert all(r.status == PASS for r in results), results
+
+
+def test_refused_while_another_process_holds_the_station(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.table import _lock_data_dir
+
+    config = _config_file(tmp_path, "sim.toml")
+    fd = _lock_data_dir(load_config(config).data_dir)  # as a running `tower serve` does
+    try:
+        code = main(["hw", "check", "--config", str(config)])
+    finally:
+        import os
+
+        os.close(fd)
+    assert code == 2
+    assert "another tower process" in capsys.readouterr().err
+    assert not (tmp_path / "sim-world.json").exists()  # no device was touched

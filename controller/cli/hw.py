@@ -31,7 +31,19 @@ def _check(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
-    results = run_check(config)
+    import os
+
+    from controller.table import StationBusy, _lock_data_dir
+
+    try:  # the devices belong to one process: never sweep the servo under a running `tower serve`
+        lock_fd = _lock_data_dir(config.data_dir)
+    except StationBusy as exc:
+        print(f"tower hw check: {exc}", file=sys.stderr)
+        return 2
+    try:
+        results = run_check(config)
+    finally:
+        os.close(lock_fd)
     table = Table(title=f"tower hw check: {config.source}")
     for column in ("device", "check", "result", "detail", "time"):
         table.add_column(column, overflow="fold")
