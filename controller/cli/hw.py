@@ -35,15 +35,20 @@ def _check(args: argparse.Namespace) -> int:
 
     from controller.table import StationBusy, _lock_data_dir
 
+    lock_fd: int | None = None
     try:  # the devices belong to one process: never sweep the servo under a running `tower serve`
         lock_fd = _lock_data_dir(config.data_dir)
     except StationBusy as exc:
         print(f"tower hw check: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # e.g. the service user's data directory, checked by another user
+        print(f"tower hw check: cannot take the lock in {config.data_dir} ({exc.strerror}); "
+              "make sure no tower service is running", file=sys.stderr)
     try:
         results = run_check(config)
     finally:
-        os.close(lock_fd)
+        if lock_fd is not None:
+            os.close(lock_fd)
     table = Table(title=f"tower hw check: {config.source}")
     for column in ("device", "check", "result", "detail", "time"):
         table.add_column(column, overflow="fold")
