@@ -126,7 +126,11 @@ class Table:
             raise
         table = cls(store, cycle, station=station, config=cfg, lock_fd=lock_fd)
         if resume:
-            table.resumed = table.resume()
+            try:
+                table.resumed = table.resume()
+            except BaseException:  # e.g. the camera fails while finishing the drop: the records keep it
+                table.close()      # in flight; free the devices and the lock for the next try
+                raise
         return table
 
     def close(self) -> None:

@@ -123,3 +123,16 @@ def test_the_status_light_follows_the_drop(tmp_path: Path) -> None:
         table.station.status_led = light
         table.release(table.plan(ATTACK)["drop_id"])
         assert light.shown[-5:] == ["ready", "busy", "busy", "busy", "ready"]
+
+
+def test_a_resume_that_fails_frees_the_station_for_the_next_try(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    def camera_down(self: Table) -> None:
+        raise TimeoutError("the camera gave no frame")
+
+    monkeypatch.setattr(Table, "resume", camera_down)
+    with pytest.raises(TimeoutError):
+        Table.open(data_dir=tmp_path)
+    monkeypatch.undo()
+    with Table.open(data_dir=tmp_path) as table:  # not StationBusy: the failed open let go of the lock
+        assert table.status()["session"] is None
