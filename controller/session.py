@@ -96,6 +96,9 @@ def set_round(state: dict[str, Any], event: str | None, bonus_tiles: dict[str, s
         if key not in ("attack_plus_one", "defence_plus_one"):
             raise SessionError(f"unknown bonus tile {key!r}")
         check_player(state, owner, f"the owner of {key}")
+    if tiles["attack_plus_one"] is not None and tiles["attack_plus_one"] == tiles["defence_plus_one"]:
+        raise SessionError(f"{tiles['attack_plus_one']} cannot hold both combat bonus tiles: "
+                           "each player takes one tile a round")
     for player in immune or []:
         check_player(state, player, "the immune player")
     if event is not None and event not in {e.value for e in Event}:  # a typo must not wait for the next plan

@@ -152,3 +152,12 @@ def test_an_unknown_event_is_refused_when_the_round_is_set(tmp_path: Path,
     err = capsys.readouterr().err
     assert code == 2 and "unknown event 'churches_saef'" in err
     assert _run(capsys, "session", "round", "--event", "churches_safe", *d)[0] == 0
+
+
+def test_one_player_holding_both_combat_tiles_is_refused_when_the_round_is_set(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    _run(capsys, "session", "new", "--players", "red,blue,yellow", *d)
+    code = main(["session", "round", "--attack-bonus", "red", "--defence-bonus", "red", *d])
+    assert code == 2 and "both combat bonus tiles" in capsys.readouterr().err
+    assert _run(capsys, "session", "round", "--attack-bonus", "red", "--defence-bonus", "blue", *d)[0] == 0
