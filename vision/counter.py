@@ -120,6 +120,11 @@ PILE_FIRST_MM2 = 1.15 * FACE_AREA_MM2
 PILE_NEXT_MM2 = 0.97 * FACE_AREA_MM2
 SUMMIT_SPACING_MM = 7.0
 SUMMIT_MIN_MM = 2.5
+# Faces merged at a corner or along part of an edge join through a neck narrower than this twice over.
+NECK_MM = 2.5
+GROOVE_SHARE = 0.8  # a groove between flush faces: darker than this share of the tops around it
+GROOVED_FACE_MM2 = (g.CUBE_EDGE_MM - 0.5) ** 2  # a face with the groove's half beside it, in a flush block
+NECK_SEED_MM2 = 3.0  # a face's part that deep is a few mm across; ragged edges leave specks
 PAWN_ROUNDNESS_BLACK = 0.8
 # Something that matches no colour and is wider than any cube face (inscribed radius > 5 mm) is
 # foreign: a coin (20 mm), a fingertip (~16 mm).
@@ -153,6 +158,9 @@ class _Core:
     visible_mm2: float | None = None
     strip: bool = False  # a visible part found around other faces, with no core of its own
     quarter_mm2: float = 0.0  # the visible top area that makes this cube count (see _quarter_mm2)
+    # A merged core cut at its necks (see TrayCounter._parts): per part, its area (mm2) and the long
+    # side of its minimum-area rectangle (mm). Empty: not cut.
+    parts: tuple[tuple[float, float, int], ...] = ()
 
 
 def _disc(mm: float) -> np.ndarray:
@@ -367,11 +375,12 @@ class TrayCounter:
                 if float(self._models[colour].mahalanobis2(med)[0]) > FACE_GATE:
                     continue
                 light = float(med[0])
+                parts = self._parts(sub, gray[y:y + h, x:x + w]) if area_mm2 > SINGLE_MAX_MM2 else ()
                 cores.append(
                     _Core(colour, area_mm2, r, px_area / rect_area, _filled_area(contour) / (math.pi * rad * rad),
                           light, contour, (float(cents[i][0] + ox), float(cents[i][1] + oy)),
-                          self._summits(dsub) if area_mm2 > SINGLE_MAX_MM2 else 1,
-                          max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM)
+                          self._summits(dsub) if area_mm2 > SINGLE_MAX_MM2 and not parts else 1,
+                          max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM, parts=parts)
                 )
         return cores
 
@@ -606,7 +615,8 @@ class TrayCounter:
             else:
                 cubes[core.colour] += n
             note = (f"{core.area_mm2:.0f} mm2 v{core.visible_mm2 or 0:.0f} r{core.radius_mm:.1f} sq{core.squareness:.2f} "
-                    f"rd{core.roundness:.2f} L{core.lightness:.0f} {core.length_mm:.1f}x{core.width_mm:.1f}")
+                    f"rd{core.roundness:.2f} L{core.lightness:.0f} {core.length_mm:.1f}x{core.width_mm:.1f}"
+                    + (" parts " + ",".join(f"{a:.0f}/{ln:.1f}/{k}" for a, ln, k in core.parts) if core.parts else ""))
             detections.append(self._detection(kind, core.colour, core.contour, pose, count=n, score=score,
                                               note=note))
         reason = None
@@ -634,7 +644,9 @@ class TrayCounter:
         is one cube, seen tilted (two flat cubes side by side fill a 10 x 20 rectangle). Beyond that,
         faces merged where seams were missed: the area gives a bracket (every face whole: area over
         a face's core; faces partly hidden by their neighbours, as in a pile: a first face and then
-        about a face per extra cube) and the distance transform's separate summits pick inside it.
+        about a face per extra cube), and the faces counted part by part once the core is cut at
+        its necks (``_parts``; the distance transform's summits where it does not fall apart) pick
+        inside it: a pick that no longer hinges on one summit more or less.
         """
         a = core.area_mm2
         if core.strip:
@@ -649,10 +661,79 @@ class TrayCounter:
             return whole, 1.0 if whole == 1 else MERGED_SCORE, doubt
         piled = max(1, 1 + int(round((a - PILE_FIRST_MM2) / PILE_NEXT_MM2)))
         lo, hi = min(whole, piled), max(whole, piled)
-        n = int(min(max(core.summits, lo), hi))
+        guess = sum(self._cubes_in_part(*p) for p in core.parts) if core.parts else core.summits
+        n = int(min(max(guess, lo), hi))
         if lo == hi:
             return n, MERGED_SCORE, None
         return n, MERGED_SCORE ** (hi - lo + 1), f"touching faces of {a:.0f} mm2 read as {n} cubes ({lo} to {hi} possible)"
+
+    def _cubes_in_part(self, area_mm2: float, length_mm: float, cells: int) -> int:
+        """Cubes in one part of a merged core: one when it is no larger than one cube can show and
+        no longer than a face's diagonal (the part keeps bits of the necks, so it need not fill its
+        rectangle). Else several faces that no neck divides: where grooves split the part into
+        ``cells`` (see _cells) they are whole faces flush in a block, each a face with half a groove
+        around it (``GROOVED_FACE_MM2``); where none show, faces partly hidden by each other (a
+        pile), each about a face's core or less, so the area in faces' cores."""
+        if area_mm2 <= SINGLE_MAX_MM2 and length_mm <= MAX_FACE_LENGTH_MM:
+            return 1
+        if cells >= 2:  # grooves inside: whole faces flush in a block, each with its share of groove
+            return max(cells, int(round(area_mm2 / GROOVED_FACE_MM2)))
+        return max(1, int(round(area_mm2 / self._face_core_area())))
+
+    def _cells(self, part: np.ndarray, gray: np.ndarray) -> int:
+        """Faces in a part of a core that no neck divides, told apart by the grooves between them.
+
+        Faces flush along an edge, or piled, leave a groove between them (the bevels of two cubes,
+        each about half a millimetre): a line a pixel or two wide, clearly darker than the tops on
+        either side, but too thin to survive the smoothing the seam filter needs on noisy dark tops.
+        Here, inside one part, any pixel darker than ``GROOVE_SHARE`` of the part's median
+        brightness (3 x 3 median against noise) is groove; what is left falls apart into cells, and
+        each cell at least a quarter face's core is a face."""
+        g = cv2.medianBlur(gray, 3)
+        level = float(np.median(g[part > 0]))
+        cells = (part > 0) & (g.astype(np.float32) >= GROOVE_SHARE * level)
+        cells = cv2.morphologyEx(cells.astype(np.uint8), cv2.MORPH_OPEN, self._k3)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=4)
+        return int(np.count_nonzero(stats[1:, cv2.CC_STAT_AREA] >= MIN_FACE_AREA_MM2 * PPM**2))
+
+    def _parts(self, sub: np.ndarray, gray: np.ndarray) -> tuple[tuple[float, float, int], ...]:
+        """A core that merged several faces, cut at its necks.
+
+        Faces of one colour that touch at a corner or along part of an edge merge where the seam
+        between them was missed, but they join through a neck much narrower than a face: the part
+        of the core deeper than ``NECK_MM`` inside it (a face's core is ~9 mm wide) falls apart
+        into one piece per face (two faces flush along a whole edge stay one, and are counted by
+        area). Every pixel of the core goes to its nearest piece. ``sub``: the core's pixels (bool).
+        Returns, per part, (area mm2, length mm, distance-transform summits); empty when the core
+        does not fall apart."""
+        # Holes that noise or a glint punched into the core are no necks: measure the filled outline.
+        contours, _ = cv2.findContours(sub.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        filled = np.zeros(sub.shape, np.uint8)
+        cv2.drawContours(filled, contours, -1, 1, -1)
+        sub = filled > 0
+        dist = cv2.distanceTransform(filled, cv2.DIST_L2, 3)
+        seeds = (dist >= NECK_MM * PPM).astype(np.uint8)
+        n, pieces, stats, _ = cv2.connectedComponentsWithStats(seeds, connectivity=8)
+        small = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] < NECK_SEED_MM2 * PPM**2)
+        small = small[small > 0]
+        if small.size:
+            seeds[np.isin(pieces, small)] = 0
+        if n - 1 - small.size <= 1:
+            return ()
+        _, nearest = cv2.distanceTransformWithLabels(1 - seeds, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_CCOMP)
+        out = []
+        for piece in np.unique(nearest[seeds > 0]):
+            part = (sub & (nearest == piece)).astype(np.uint8)
+            px = int(np.count_nonzero(part))
+            if px == 0:
+                continue
+            area_mm2 = px / PPM**2
+            if area_mm2 > SINGLE_MAX_MM2:  # more than one face whatever its length
+                out.append((area_mm2, math.inf, self._cells(part, gray)))
+                continue
+            (w, h) = cv2.minAreaRect(_largest_contour(part).astype(np.float32))[1]
+            out.append((area_mm2, max(w, h) / PPM, 1))
+        return tuple(out) if len(out) > 1 else ()
 
     def _summits(self, dist: np.ndarray) -> int:
         summit = (dist >= cv2.dilate(dist, self._summit_kernel)) & (dist >= SUMMIT_MIN_MM * PPM)
