@@ -76,6 +76,7 @@ class DropCycle:
         self.sim = sim
         self.hands = hands
         self.on_event = on_event or (lambda event: None)
+        self.emptied: dict[str, int] | None = None  # what the simulated hands took out at the last new session
 
     # -- state --------------------------------------------------------------------------------
     @property
@@ -104,6 +105,11 @@ class DropCycle:
     # -- the session -------------------------------------------------------------------------
     def new_session(self, players: list[str], emperors_court: bool = False) -> dict[str, Any]:
         old = self.store.state()
+        if old is not None and old.get("drop") is not None and old["drop"]["phase"] == "resolved":
+            # the last battle is over; its clean-up is the emptying that the new session asks for
+            self._commit("cleaned", {"tray": None, "why": "a new session: the tray is emptied"},
+                         ses.finish_drop(old), drop_id=old["drop"]["drop_id"])
+            old = self.store.state()
         if old is not None and old.get("drop") is not None:
             raise SessionError(f"drop {old['drop']['drop_id']} of the current session is still in flight; "
                                "finish it before starting a new session")
@@ -111,8 +117,12 @@ class DropCycle:
         state = ses.new_state(players, emperors_court, session_id)
         if old is not None:
             state["next_drop_id"] = old["next_drop_id"]  # drop ids stay unique across the records
+        # The tower ledger starts from an empty tower at the initial fill: the record says that the
+        # tower, the tray and the funnel must be emptied first (a real host is told so).
         self._commit("session_new", {"session_id": session_id, "players": players,
-                                     "emperors_court": bool(emperors_court)}, state)
+                                     "emperors_court": bool(emperors_court),
+                                     "must_be_empty": ["tower", "tray", "funnel"]}, state)
+        self.emptied = self.hands.empty_station() if self.hands is not None else None
         return state
 
     def set_round(self, event: str | None, bonus_tiles: dict[str, str | None] | None,
@@ -172,6 +182,11 @@ class DropCycle:
     def _close_or_raise(self) -> None:
         state = self.state
         drop = state["drop"]
+        vouched = _vouched(state)
+        if vouched is not None:
+            self._commit("cleaned", {"tray": clean(state["tray"]), "vouched_by": vouched["who"]},
+                         ses.finish_drop(state), drop_id=drop["drop_id"])
+            return
         check = self.check_tray()
         if not check["ok"]:
             raise TrayMismatch(_mismatch_text(check), check["expected"], check["seen"])
@@ -203,14 +218,24 @@ class DropCycle:
         assumed = ses.shortfall_on_board(state, ses.armies_named(battle))
         deployed = ses.apply_deployment(state, assumed)
         data = self.battle_input(deployed, battle)
-        if check_tray:
+        if data.get("battle") == "initial_fill" and self.hands is not None:
+            self.hands.empty_station()  # after a crash between `session new` and its emptying
+        vouched = _vouched(state)
+        payload: dict[str, Any] = {}
+        if check_tray and vouched is None:
             check = self.check_tray()
             if not check["ok"]:
                 raise TrayMismatch(_mismatch_text(check), check["expected"], check["seen"])
+        elif vouched is not None:
+            payload["tray_check"] = {"vouched_by": vouched["who"], "when": vouched["when"]}
+        else:
+            payload["tray_check"] = "skipped"
         plan = _engine().plan(data)
         drop_id = state["next_drop_id"]
         new = ses.apply_plan(deployed, drop_id, data, plan)
-        self._commit("intent", {"battle": data, "plan": plan, "assumed_deployed": assumed}, new, drop_id=drop_id)
+        new.pop("tray_vouched", None)  # the host's word covers one plan, the tray it vouched for
+        self._commit("intent", {"battle": data, "plan": plan, "assumed_deployed": assumed, **payload}, new,
+                     drop_id=drop_id)
         return {"drop_id": drop_id, "battle": data, "plan": plan, "assumed_deployed": assumed}
 
     def cancel(self, drop_id: int) -> None:
@@ -415,6 +440,77 @@ class DropCycle:
         self._commit("court_return", {"player": player, "courtiers": courtiers}, new)
         return {"player": player, "courtiers": new["courtiers"]}
 
+    # -- the tray between battles ------------------------------------------------------------------
+    def place_into_tray(self, player: str, armies: int, source: str = "favor", who: str | None = None,
+                        card: int | None = None) -> dict[str, Any]:
+        """A favor card or the bonus-card benefit: armies from the player's supply into the tray.
+
+        On a simulated station the simulated hands put the cubes in first, towards the tray the
+        record will hold (so repeating it after a crash moves nothing twice, and a crash before the
+        record leaves extra cubes that the next tray check takes out again); then the record."""
+        from engine.tray import favor_card_places_armies
+
+        if card is not None and (source != "favor" or not favor_card_places_armies(card)):
+            raise SessionError(f"favor card #{card} does not place armies into the tray (those are #3, #8 and #14)")
+        state = self.state
+        if state["drop"] is not None and state["drop"]["phase"] == "resolved":
+            self._close_or_raise()
+            state = self.state
+        new, placed = ses.place_into_tray(state, player, armies, source)
+        if self.hands is not None:
+            self.hands.fill_tray(new["tray"])
+        payload = {"player": player, "armies": armies, "placed": placed, "source": source, "card": card,
+                   "who": who, "when": time.time(), "tray": new["tray"]}
+        new.pop("tray_vouched", None)
+        self._commit("tray_placement", payload, new)
+        short = f" (the supply held only {placed})" if placed < armies else ""
+        return {**payload, "supply": new["supply"].get(player, 0),
+                "message": f"{player} places {placed} arm{'y' if placed == 1 else 'ies'} into the tray{short}"}
+
+    def tray_override(self, counts: dict[str, int] | None, who: str, note: str = "") -> dict[str, Any]:
+        """The host's word on the tray where the camera keeps misreading it before a battle.
+
+        ``counts`` None: the tray holds what the station expects (confirm). Otherwise the tray holds
+        these counts (correct): the session's tray becomes them, the difference taken from (or given
+        back to) the supplies. Either is recorded like a correction (who, when, before, after, and
+        what the camera saw); a resolved drop waiting for its clean-up is closed, and the next plan
+        trusts this tray instead of the camera. Never during a drop's own reading: that is
+        ``correct``."""
+        if not who or not str(who).strip():
+            raise SessionError("say who vouches for the tray")
+        state = self.state
+        drop = state["drop"]
+        if drop is not None and drop["phase"] != "resolved":
+            raise DropError(f"drop {drop['drop_id']} is {drop['phase']}: the tray belongs to its reading now "
+                            "(confirm or correct the reading instead)")
+        camera = self._look_at_tray()
+        before = clean(state["tray"])
+        if counts is None:
+            new, moved, after = dict(state), {}, before
+        else:
+            new, moved = ses.set_tray(state, counts)
+            after = clean(counts)
+        now = time.time()
+        new["tray_vouched"] = {"tray": after, "who": who, "when": now}
+        payload = {"who": who, "when": now, "before": before, "after": after, "camera": camera,
+                   "from_supply": moved, "note": note,
+                   "closes_drop": drop["drop_id"] if drop is not None else None}
+        self._commit("tray_confirmed" if counts is None else "tray_corrected", payload, new)
+        if drop is not None:
+            self._close_or_raise()
+        return payload
+
+    def _look_at_tray(self) -> dict[str, Any]:
+        """What the camera sees now, kept with the host's word as evidence (a dead camera is no reason
+        to refuse the host)."""
+        if self.reader is None:
+            return {"usable": False, "reason": "no camera"}
+        try:
+            obs = self.reader.read("check", wait_settle=True, save=False)
+        except (OSError, RuntimeError, ValueError) as exc:
+            return {"usable": False, "reason": str(exc)}
+        return {"usable": bool(obs.usable), "seen": clean(obs.cubes), "reason": obs.reason}
+
     # -- views -------------------------------------------------------------------------------------
     def drop_view(self, drop_id: int) -> dict[str, Any]:
         """A drop as the facade returns it (the drop in flight, or a closed one from the records)."""
@@ -423,6 +519,14 @@ class DropCycle:
         if drop is None:
             return closed_drop_view(self.store, drop_id)
         return _view(drop)
+
+
+def _vouched(state: dict[str, Any]) -> dict[str, Any] | None:
+    """The host's word on the tray (``tray_override``), while the tray is still the one vouched for."""
+    vouched = state.get("tray_vouched")
+    if vouched is None or clean(vouched["tray"]) != clean(state["tray"]):
+        return None
+    return vouched
 
 
 def _beam(board: Any) -> int:

@@ -38,3 +38,14 @@ class SimHands:
         _, take = _diff(self.sim.tray_contents(), remaining)
         if take:
             self.sim.take_from_tray(take)
+
+    def fill_tray(self, target: dict[str, int]) -> None:
+        """Put into the tray what it lacks of ``target`` (armies a favor or bonus card places there
+        from a supply); cubes already there are not placed again."""
+        more, _ = _diff(self.sim.tray_contents(), target)
+        if more:
+            self.sim.add_to_tray(more)
+
+    def empty_station(self) -> dict[str, int]:
+        """Empty the funnel, the tray and the tower before a new game's initial fill."""
+        return self.sim.empty_all()

@@ -256,6 +256,60 @@ def court_return(state: dict[str, Any], player: str, courtiers: int) -> dict[str
     return new
 
 
+TRAY_SOURCES = ("favor", "bonus")
+
+
+def place_into_tray(state: dict[str, Any], player: str, armies: int, source: str) -> tuple[dict[str, Any], int]:
+    """A favor card (#3, #8, #14 of the Emperor's Court) or the bonus-card benefit puts armies from
+    the player's own supply into the tray, to fall with the next battle.
+
+    The engine's rule decides how many (``engine.tray``): a supply too short to pay the whole gift
+    pays what it has. Returns the new state and the number of armies placed."""
+    check_player(state, player, "player")
+    if source not in TRAY_SOURCES:
+        raise SessionError(f"armies are placed into the tray by a favor card or a bonus card, not {source!r}")
+    if source == "favor" and not state["emperors_court"]:
+        raise SessionError("favor cards belong to the Emperor's Court, which is not in play in this session; "
+                           "use the bonus-card source for the bonus-card benefit")
+    if isinstance(armies, bool) or not isinstance(armies, int) or armies < 1:
+        raise SessionError(f"a card places a whole number of armies >= 1 into the tray, not {armies!r}")
+    if not state["filled"]:
+        raise SessionError("fill the tower first (`tower fill`): cards place armies into the tray during the game")
+    if state["drop"] is not None:
+        raise SessionError(f"drop {state['drop']['drop_id']} is still in flight; finish it first")
+    from engine.supply import Supplies
+    from engine.tray import place_armies_into_tray
+
+    supplies = Supplies({c: n for c, n in state["supply"].items() if c in colours(state)})
+    placement = place_armies_into_tray(supplies, state["tray"], player, armies)
+    new = copy.deepcopy(state)
+    new["supply"] = {c: placement.supplies.available(c) for c in colours(state)}
+    new["tray"] = clean(placement.tray)
+    return new, placement.placed
+
+
+def set_tray(state: dict[str, Any], counts: dict[str, int]) -> tuple[dict[str, Any], Counts]:
+    """The host says what the tray really holds. A cube more than the account expects was taken
+    from its colour's supply (a player put it there); a cube fewer went back to it, so every cube
+    stays accounted for. Returns the new state and what moved from the supplies into the tray."""
+    bad = {c: n for c, n in counts.items() if c not in colours(state) and n}
+    if bad or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in counts.values()):
+        raise SessionError(f"the tray's counts are whole numbers >= 0 for the session's colours "
+                           f"({', '.join(colours(state))}), got {counts}")
+    moved = add(clean(counts), state["tray"], -1)
+    short = {c: n for c, n in moved.items() if n > state["supply"].get(c, 0)}
+    if short:
+        raise SessionError("the tray cannot hold that many: " + ", ".join(
+            f"{c} has only {state['supply'].get(c, 0)} cubes in supply, {n} more than expected lie in the tray"
+            for c, n in short.items()))
+    new = copy.deepcopy(state)
+    new["supply"] = add(state["supply"], moved, -1)
+    for colour in colours(state):
+        new["supply"].setdefault(colour, 0)
+    new["tray"] = clean(counts)
+    return new, moved
+
+
 def conservation(state: dict[str, Any]) -> dict[str, dict[str, int]]:
     """Per colour: where its cubes are, their sum, and the number the game has of them."""
     out = {}

@@ -184,9 +184,12 @@ class Table:
 
     # -- the session -------------------------------------------------------------------------------
     def new_session(self, players: list[str], emperors_court: bool = False) -> dict[str, Any]:
+        """A new game. Its record says the tower, the tray and the funnel must be emptied before the
+        initial fill (the ledger starts from an empty tower); on a simulated station the simulated
+        hands empty them, and ``emptied`` says what they took out (None at a real table)."""
         with self._lock:
             self.cycle.new_session(players, emperors_court)
-            return self.status()
+            return {**self.status(), "emptied": self.cycle.emptied}
 
     def set_round(self, event: str | None = None, bonus_tiles: dict[str, str | None] | None = None,
                   immune: list[str] | None = None) -> dict[str, Any]:
@@ -204,10 +207,14 @@ class Table:
             if state is None:
                 return {"session": None, "drop": None}
             drop = state["drop"]
+            vouched = state.get("tray_vouched")
             return {
                 "session": {"session_id": state["session_id"], "players": state["players"],
                             "emperors_court": state["emperors_court"], "filled": state["filled"],
-                            "started": state["started"]},
+                            "started": state["started"],
+                            # the ledger starts from an empty tower: say so until the fill
+                            "empty_before_fill": not state["filled"]},
+                "tray_vouched": vouched if vouched and vouched["tray"] == state["tray"] else None,
                 "supply": state["supply"], "board": state["board"], "tray": state["tray"],
                 "tower": state["tower"], "courtiers": state["courtiers"], "round": state["round"],
                 "drop": self.cycle.drop_view(drop["drop_id"]) if drop else None,
@@ -279,6 +286,25 @@ class Table:
         """Courtiers spent at the Emperor's Court go back to the player's supply."""
         with self._lock:
             return self.cycle.court_return(player, courtiers)
+
+    def place_into_tray(self, player: str, armies: int, source: str = "favor", who: str | None = None,
+                        card: int | None = None) -> dict[str, Any]:
+        """A favor card (#3, #8, #14) or the bonus-card benefit puts ``armies`` of the player's own
+        supply into the tray (a short supply pays what it has); recorded as ``tray_placement``."""
+        with self._lock:
+            return self.cycle.place_into_tray(player, armies, source, who, card)
+
+    def confirm_tray(self, who: str, note: str = "") -> dict[str, Any]:
+        """The host vouches that the tray holds what the station expects (the camera misreads it):
+        the next plan trusts it instead of the camera. Recorded as ``tray_confirmed``."""
+        with self._lock:
+            return self.cycle.tray_override(None, who, note)
+
+    def set_tray(self, counts: dict[str, int], who: str, note: str = "") -> dict[str, Any]:
+        """The host says what the tray holds; the difference comes from (or goes back to) the
+        supplies, and the next plan trusts it. Recorded as ``tray_corrected``."""
+        with self._lock:
+            return self.cycle.tray_override(counts, who, note)
 
     # -- records -----------------------------------------------------------------------------------
     def drop(self, drop_id: int) -> dict[str, Any]:

@@ -276,6 +276,29 @@ class SimTable:
             self._save()
             return taken
 
+    def add_to_tray(self, counts: Mapping[str, int]) -> None:
+        """Put cubes into the tray by hand (a favor or bonus card placing armies from a supply)."""
+        clean = _check_counts(counts, "add_to_tray")
+        with self._lock:
+            colours = sorted(Counter(clean).elements())
+            self._tray = self._tray + place_cubes(colours, self._tray, self._rng)
+            self._save()
+
+    def empty_all(self) -> dict[str, int]:
+        """Take every cube out of the funnel, the tray and the tower (turned over and shaken), as the
+        players do before a new game's initial fill; returns what was taken."""
+        with self._lock:
+            taken: Counter[str] = Counter(self.tower.contents())
+            taken.update(self._funnel)
+            taken.update(p.colour for p in self._tray)
+            self.tower = make_tower_model(self.tower.name)
+            self._funnel = Counter()
+            self._tray = []
+            self._motion = []
+            self._motion_left = 0
+            self._save()
+            return {c: n for c, n in sorted(taken.items()) if n}
+
     # -- what an observer sees ---------------------------------------------------------------------
     def funnel_contents(self) -> dict[str, int]:
         with self._lock:
