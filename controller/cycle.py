@@ -560,7 +560,8 @@ def _mismatch_text(check: dict[str, Any]) -> str:
     parts = [f"{n:+d} {c}" for c, n in sorted(extra.items())]
     return ("the tray does not hold what the session expects (expected "
             f"{check['expected'] or 'nothing'}, seen {check['seen'] or 'nothing'}: {', '.join(parts)}); "
-            "clear it before the next battle")
+            "clear it before the next battle, or, where the camera misreads it, the host vouches for the tray "
+            "(`tower tray confirm` or `tower tray set COLOUR=N ...`, or the host's buttons on the web page)")
 
 
 def _view(drop: dict[str, Any]) -> dict[str, Any]:

@@ -170,6 +170,13 @@ def _session_new(args: argparse.Namespace) -> int:
         console().print(f"Session {status['session']['session_id']} started: {', '.join(args.players)}"
                         + (" with the Emperor's Court" if args.emperors_court else ""))
         console().print(status_table(status))
+        if status.get("emptied") is not None:
+            taken = status["emptied"]
+            console().print("The simulated hands emptied the tower, the tray and the funnel"
+                            + (f" (took out {taken})" if taken else " (they were empty)") + ".")
+        else:
+            console().print("[bold]Empty the tower[/] (turn it over and shake it), [bold]the tray and the funnel[/] "
+                            "before `tower fill`: the tower ledger starts from an empty tower.")
     return 0
 
 

@@ -1,0 +1,85 @@
+"""`tower tray`: the tray between battles.
+
+* ``tower tray add --player P --armies N [--source favor|bonus] [--card 3|8|14]``: a favor card of the
+  Emperor's Court or the bonus-card benefit puts armies from the player's supply into the tray.
+* ``tower tray confirm --who W``: the host vouches that the tray holds what the station expects,
+  where the camera keeps misreading it and every plan is refused.
+* ``tower tray set COLOUR=N ... --who W``: the host says what the tray holds.
+
+Each is one hash-chained record; the work is done by ``Table`` (``controller.table``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from controller.cli.session import _common, _counts, _guarded, _open
+
+
+def register(subparsers: Any) -> None:
+    tray = subparsers.add_parser(
+        "tray", help="the tray between battles: cards that place armies into it, the host's word on it",
+        description="The tray between battles: armies a card places into it (favor cards #3, #8, #14, the "
+                    "bonus-card benefit), and the host's word on what it holds where the camera misreads it.")
+    sub = tray.add_subparsers(dest="tray_command", metavar="<action>")
+    add = sub.add_parser("add", help="a favor or bonus card puts armies from the player's supply into the tray")
+    add.add_argument("--player", required=True)
+    add.add_argument("--armies", required=True, type=int, help="the number printed on the card")
+    add.add_argument("--source", choices=("favor", "bonus"), default="favor",
+                     help="favor card (Emperor's Court, the default) or bonus-card benefit")
+    add.add_argument("--card", type=int, choices=(3, 8, 14), default=None, help="the favor card's number")
+    add.add_argument("--who", default=None, help="who plays the card (kept in the record)")
+    _common(add)
+    add.set_defaults(handler=_add)
+
+    confirm = sub.add_parser("confirm", help="the host: the tray holds what the station expects "
+                                             "(the next battle trusts it instead of the camera)")
+    confirm.add_argument("--who", required=True, help="who vouches for the tray")
+    confirm.add_argument("--note", default="")
+    _common(confirm)
+    confirm.set_defaults(handler=_confirm)
+
+    tray_set = sub.add_parser("set", help="the host: the tray holds these counts (the difference comes from, "
+                                          "or goes back to, the supplies)")
+    tray_set.add_argument("counts", nargs="*", metavar="COLOUR=N", help="what lies in the tray; none: it is empty")
+    tray_set.add_argument("--who", required=True, help="who corrects the tray")
+    tray_set.add_argument("--note", default="")
+    _common(tray_set)
+    tray_set.set_defaults(handler=_set)
+
+
+@_guarded
+def _add(args: argparse.Namespace) -> int:
+    with _open(args) as table:
+        result = table.place_into_tray(args.player, args.armies, args.source, who=args.who, card=args.card)
+        print(result["message"])
+        print(json.dumps({"tray": result["tray"], "supply": {args.player: result["supply"]}}))
+    return 0
+
+
+def _print_override(result: dict[str, Any]) -> None:
+    camera = result["camera"]
+    seen = camera.get("seen") if camera.get("usable") else f"unreadable ({camera.get('reason')})"
+    print(f"the tray holds {result['after'] or 'nothing'} (the station expected {result['before'] or 'nothing'}, "
+          f"the camera saw {seen if seen is not None else 'nothing'}); vouched for by {result['who']}")
+    if result["from_supply"]:
+        print(f"taken from the supplies into the tray (negative: back to them): {json.dumps(result['from_supply'])}")
+    if result["closes_drop"] is not None:
+        print(f"drop {result['closes_drop']} is closed")
+    print("the next battle trusts this tray instead of the camera")
+
+
+@_guarded
+def _confirm(args: argparse.Namespace) -> int:
+    with _open(args) as table:
+        _print_override(table.confirm_tray(args.who, args.note))
+    return 0
+
+
+@_guarded
+def _set(args: argparse.Namespace) -> int:
+    with _open(args) as table:
+        _print_override(table.set_tray(_counts(args.counts), args.who, args.note))
+    return 0
