@@ -61,6 +61,7 @@ SEAM_FLOOR = 3.0  # grey levels: below this a dip is noise even on a black top
 # are under ~3 mm wide and split from their top by the bevel seam).
 MIN_FACE_RADIUS_MM = 1.3
 MIN_FACE_AREA_MM2 = 0.15 * FACE_AREA_MM2
+HOLED_RADIUS_MM = 3.0  # a core this thin may be a face riddled with noise: measured again, holes filled
 # A visible face, whole or partly hidden, is a convex patch; the dark crevices and shadows between
 # cubes that can pass for black are ragged. Cores filling less of their convex hull are not faces.
 MIN_SOLIDITY = 0.6
@@ -352,9 +353,19 @@ class TrayCounter:
                 sub = comp[ly:ly + h, lx:lx + w] == i
                 dsub = np.where(sub, dist[ly:ly + h, lx:lx + w], 0).astype(np.float32)
                 r = float(dsub.max()) / PPM
+                contour = None
+                if r < HOLED_RADIUS_MM:
+                    # Sensor noise punches holes into a dark face (the seam filter or the colour gate
+                    # drops single pixels): a hole is not an edge, so measure the outline filled.
+                    local = _largest_contour(sub.astype(np.uint8))
+                    filled = np.zeros((h + 2, w + 2), np.uint8)
+                    cv2.drawContours(filled, [(local + 1).reshape(-1, 1, 2)], -1, 1, -1)
+                    r = float(cv2.distanceTransform(filled, cv2.DIST_L2, 3).max()) / PPM
+                    contour = local + np.array([x, y])
                 if r < MIN_FACE_RADIUS_MM:
                     continue
-                contour = _largest_contour(sub.astype(np.uint8)) + np.array([x, y])
+                if contour is None:
+                    contour = _largest_contour(sub.astype(np.uint8)) + np.array([x, y])
                 rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
                 rect_area = max(rect_w * rect_h, 1.0)
                 (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
