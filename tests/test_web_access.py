@@ -70,6 +70,9 @@ def test_anyone_may_watch(client: TestClient) -> None:
     ("/api/round", {"event": "churches_safe"}),
     ("/api/drops/1/cancel", {}),
     ("/api/court/convert", {"player": "red", "cubes": 1}),
+    ("/api/tray/place", {"player": "red", "armies": 2, "source": "bonus"}),
+    ("/api/tray/confirm", {"who": "mallory"}),
+    ("/api/tray/confirm", {"counts": {"red": 9}, "who": "mallory"}),
 ])
 def test_changes_without_the_pin_are_refused_logged_and_change_nothing(
         client: TestClient, table: Table, caplog: pytest.LogCaptureFixture, path: str, body: dict) -> None:
@@ -245,3 +248,28 @@ def test_the_host_cancels_a_battle_planned_by_mistake(client: TestClient, table:
 def test_a_dice_tower_card_without_the_emperors_court_is_refused_with_a_reason(client: TestClient) -> None:
     answer = client.post("/api/court/convert", json={"player": "red", "cubes": 2}, headers={PIN_HEADER: PIN})
     assert answer.status_code == 400 and "Emperor's Court is not in play" in answer.json()["error"]
+
+
+def test_the_host_places_armies_into_the_tray_and_vouches_for_a_misread_tray(client: TestClient, table: Table) -> None:
+    pin = {PIN_HEADER: PIN}
+    _fill(table)
+    placed = client.post("/api/tray/place", json={"player": "red", "armies": 2, "source": "bonus", "who": "Anna"},
+                         headers=pin)
+    assert placed.status_code == 200, placed.text
+    assert placed.json()["placed"] == 2 and table.status()["tray"].get("red") == 2
+    favor = client.post("/api/tray/place", json={"player": "red", "armies": 2, "source": "favor"}, headers=pin)
+    assert favor.status_code == 400 and "Emperor's Court" in favor.json()["error"]
+    table.cycle.sim.add_to_tray({"green": 1})  # a cube nobody accounts for: the plan is refused
+    table.cycle.hands = None  # (so that the simulated hands do not tidy it away)
+    refused = client.post("/api/battles", json=ATTACK, headers=pin)
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["tray_mismatch"] == {"expected": {"red": 2}, "seen": {"red": 2, "green": 1}}
+    word = client.post("/api/tray/confirm", json={"counts": {"red": 2, "green": 1}, "who": "Anna"}, headers=pin)
+    assert word.status_code == 200, word.text
+    assert word.json()["before"] == {"red": 2} and word.json()["after"] == {"red": 2, "green": 1}
+    assert table.status()["tray_vouched"]["who"] == "Anna"
+    planned = client.post("/api/battles", json=ATTACK, headers=pin)
+    assert planned.status_code == 200, planned.text
+    assert planned.json()["plan"]["from_tray"] == {"red": 2, "green": 1}
+    kinds = [r["kind"] for r in table.log()]
+    assert "tray_placement" in kinds and "tray_corrected" in kinds

@@ -74,15 +74,33 @@ class Confirmation(BaseModel):
     who: str = Field(default="host", min_length=1, max_length=40)
 
 
+class TrayPlacement(BaseModel):
+    player: str = Field(max_length=20)
+    armies: int = Field(ge=1, le=62)
+    source: str = Field(default="favor", pattern="^(favor|bonus)$")
+    card: int | None = None
+    who: str = Field(default="host", min_length=1, max_length=40)
+
+
+class TrayWord(BaseModel):
+    """The host's word on the tray: ``counts`` None confirms what the station expects."""
+
+    counts: dict[str, int] | None = None
+    who: str = Field(default="host", min_length=1, max_length=40)
+    note: str = Field(default="", max_length=200)
+
+
 class ReleaseAnswer(BaseModel):
     fell: bool
     who: str = Field(default="host", min_length=1, max_length=40)
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, message: str, field: str | None = None) -> None:
+    def __init__(self, status: int, message: str, field: str | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status, self.message, self.field = status, message, field
+        self.extra = extra or {}
 
 
 def _client(request: Request) -> str:
@@ -96,6 +114,9 @@ def _table_error(err: Exception) -> ApiError:
     if isinstance(err, LookupError):
         return ApiError(404, message, field)
     if isinstance(err, ValueError):
+        expected, seen = getattr(err, "expected", None), getattr(err, "seen", None)
+        if isinstance(expected, dict) and isinstance(seen, dict):  # a TrayMismatch: the page offers the host's word
+            return ApiError(409, message, field, {"tray_mismatch": {"expected": expected, "seen": seen}})
         return ApiError(400, message, field)
     if isinstance(err, TimeoutError | OSError | RuntimeError):
         return ApiError(503, message, field)
@@ -129,7 +150,7 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, err: ApiError) -> JSONResponse:
-        return JSONResponse({"error": err.message, "field": err.field}, status_code=err.status)
+        return JSONResponse({**err.extra, "error": err.message, "field": err.field}, status_code=err.status)
 
     @app.exception_handler(Refused)
     async def refused(request: Request, err: Refused) -> JSONResponse:
@@ -247,6 +268,20 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
     def court_convert(body: CourtConversion) -> Any:
         """A dice-tower card: a player's own cubes in the tray become courtiers (Emperor's Court)."""
         return _change(lambda: table.court_convert(body.player, body.cubes))
+
+    @app.post("/api/tray/place", dependencies=[Depends(_host_only)])
+    def tray_place(body: TrayPlacement) -> Any:
+        """A favor card (#3, #8, #14) or the bonus-card benefit: armies from a supply into the tray."""
+        return _change(lambda: table.place_into_tray(body.player, body.armies, body.source, who=body.who,
+                                                     card=body.card))
+
+    @app.post("/api/tray/confirm", dependencies=[Depends(_host_only)])
+    def tray_confirm(body: TrayWord) -> Any:
+        """The host's word on the tray where the camera misreads it: as expected, or these counts."""
+        if body.counts is None:
+            return _change(lambda: table.confirm_tray(body.who, body.note))
+        counts = body.counts
+        return _change(lambda: table.set_tray(counts, body.who, body.note))
 
     @app.post("/api/drops/{drop_id}/correct", dependencies=[Depends(_host_only)])
     def correct(drop_id: int, body: Correction) -> Any:

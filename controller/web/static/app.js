@@ -12,7 +12,7 @@ const STEPS = ["Opening the funnel", "Cubes falling; waiting for a still tray an
 const BUSY_PHASES = ["releasing", "released"];
 const EVENTS = ["neutral_two_peasants", "palace_defender_plus_one", "churches_safe", "tax_max_5", "tax_min_6",
   "grain_min_4", "grain_max_3", "deploy_reduced", "trading_post_removes_revolt"];
-const S = { data: null, host: false, csrf: null, releasing: null, showForm: false, correcting: null, busy: false, kind: "attack", panel: null };
+const S = { data: null, host: false, csrf: null, releasing: null, showForm: false, correcting: null, busy: false, kind: "attack", panel: null, mismatch: null, lastError: null };
 
 // -- small DOM helper -----------------------------------------------------------------------------
 function h(tag, attrs, ...children) {
@@ -87,6 +87,7 @@ async function api(path, body) {
   if (!res.ok) {
     const err = new Error((data && (data.error || data.detail)) || `${res.status} ${res.statusText}`);
     err.status = res.status;
+    err.data = data;
     if (res.status === 403 && S.host && path !== "/api/host/login") { S.host = false; S.csrf = null; renderHost(); }
     throw err;
   }
@@ -105,9 +106,9 @@ async function refresh() {
 
 async function act(what, path, body) {
   if (S.busy) return null;
-  S.busy = true; render();
+  S.busy = true; S.lastError = null; render();
   try { return await api(path, body); }
-  catch (err) { toast(`${what}: ${err.message}`, true); return null; }
+  catch (err) { S.lastError = err; toast(`${what}: ${err.message}`, true); return null; }
   finally { S.busy = false; render(); }
 }
 
@@ -153,7 +154,9 @@ function renderBattle(force) {
   const open = currentDrop();
   if (S.showForm && open && open.phase !== "resolved") S.showForm = false;
   if (S.correcting !== null && (!open || open.drop_id !== S.correcting || !["counted", "resolved"].includes(open.phase))) S.correcting = null;
-  if (!force && !S.releasing && ((S.showForm && S.host && $("battle-form")) || (S.correcting !== null && $("correction-form")))) return;
+  if (S.mismatch && (!S.host || (open && open.phase !== "resolved"))) S.mismatch = null;
+  if (!force && !S.releasing && ((S.showForm && S.host && $("battle-form")) || (S.correcting !== null && $("correction-form"))
+    || (S.mismatch && $("tray-form")))) return;
   card.replaceChildren();
   if (!S.data) { card.append(h("p", { class: "muted", text: "Loading the table…" })); return; }
   const ses = session();
@@ -171,10 +174,15 @@ function renderBattle(force) {
   if (drop && BUSY_PHASES.includes(phase)) { card.append(...stuckView(drop)); return; }
   if (drop && phase === "planned") { card.append(...funnelView(drop)); return; }
   if (drop && phase === "release_unknown") { card.append(...unknownReleaseView(drop)); return; }
+  if (S.mismatch && S.host) { card.append(...mismatchView(S.mismatch)); return; }
   if (S.showForm && S.host) { card.append(battleForm()); return; }
   const record = drop || (S.data.history || []).find((d) => d.resolution || d.reading) || null;
   if (record) card.append(...resultView(record));
   else card.append(h("h2", { text: "Ready" }), h("p", { class: "muted", text: "No drop in this session yet." }));
+  if (ses.empty_before_fill) {
+    card.append(h("p", { class: "notice warn", id: "empty-first",
+      text: "Before the initial fill, empty the tower (turn it over and shake it), the tray and the funnel: the station counts the tower from empty." }));
+  }
   const waiting = drop && phase !== "resolved";  // a doubted reading: confirm or correct it first
   if (waiting) {
     if (!S.host) card.append(h("p", { class: "muted", text: "Waiting for the host to check the reading." }));
@@ -421,9 +429,49 @@ function battleForm() {
       battle.buildings = fd.getAll("buildings");
     }
     const planned = await act("Planning", "/api/battles", battle);
-    if (planned) { S.showForm = false; await refresh(); }
+    if (planned) { S.showForm = false; await refresh(); return; }
+    const data = S.lastError && S.lastError.data;
+    if (data && data.tray_mismatch) { S.mismatch = { ...data.tray_mismatch, message: data.error }; S.showForm = false; renderBattle(true); }
   });
   return form;
+}
+
+// -- the tray before a battle: the host's word where the camera misreads it -------------------------
+function mismatchView(mismatch) {
+  const colours = [...players(), "green"].filter((c, i, a) => a.indexOf(c) === i);
+  const seen = mismatch.seen || {};
+  const done = (answer) => {
+    if (!answer) return;
+    S.mismatch = null; S.showForm = true;
+    toast("Saved: the next battle trusts this tray."); refresh();
+  };
+  const form = h("form", { class: "battle-form", id: "tray-form" },
+    h("h3", { text: "Or: the tray really holds" }),
+    h("div", { class: "grid2" }, colours.map((c) => h("label", { class: "field" },
+      h("span", {}, h("span", { class: `dot ${colourClass(c)}` }), cap(label(c))),
+      h("input", { type: "number", name: c, min: 0, max: 62, inputmode: "numeric", value: seen[c] || 0 })))),
+    h("div", { class: "row" },
+      h("button", { class: "secondary", type: "button", onclick: () => { S.mismatch = null; renderBattle(true); } }, "Cancel"),
+      h("button", { class: "secondary", type: "submit", id: "tray-set" }, "The tray holds these")));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const fd = new FormData(form);
+    const counts = {};
+    for (const c of colours) counts[c] = Number(fd.get(c) || 0);
+    done(await act("Tray", "/api/tray/confirm", { counts, who: whoAmI() }));
+  });
+  return [
+    h("div", { class: "battle-head" }, h("h2", { text: "Check the tray" }), h("span", { class: "tag confirm", text: "tray differs" })),
+    h("p", { class: "notice warn", id: "tray-mismatch", text: "The tray does not hold what the station expects. Clear it as listed and plan again, or, if the camera misreads it, say what it holds." }),
+    h("div", { class: "result-grid" },
+      h("div", {}, h("h3", { text: "The station expects" }), swatches(mismatch.expected)),
+      h("div", {}, h("h3", { text: "The camera sees" }), swatches(seen))),
+    h("div", { class: "row" }, h("button", {
+      class: "primary", id: "tray-confirm", type: "button", disabled: S.busy,
+      onclick: async () => done(await act("Tray", "/api/tray/confirm", { who: whoAmI() })),
+    }, "The tray holds what the station expects")),
+    form,
+  ];
 }
 
 async function release(dropId) {
@@ -446,7 +494,12 @@ function newGameForm() {
     e.preventDefault();
     const fd = new FormData(form);
     const done = await act("New game", "/api/session", { players: fd.getAll("players"), emperors_court: fd.get("emperors_court") === "on" });
-    if (done) { S.panel = null; await refresh(); }
+    if (done) {
+      S.panel = null;
+      toast(done.emptied ? "Game started; the simulated hands emptied the tower and the tray."
+        : "Game started. Empty the tower, the tray and the funnel before the initial fill.");
+      await refresh();
+    }
   });
   return form;
 }
@@ -499,6 +552,29 @@ function courtForm() {
   return form;
 }
 
+function trayPlaceForm() {
+  const court = !!(session() || {}).emperors_court;
+  const sources = court ? [["favor", "Favor card (#3, #8, #14)"], ["bonus", "Bonus card"]] : [["bonus", "Bonus card"]];
+  const form = h("form", { class: "battle-form", id: "tray-place-form" },
+    h("h3", { text: "Armies into the tray" }),
+    h("p", { class: "muted", text: "A card puts armies from the player's own supply into the tray; they fall with the next battle." }),
+    h("div", { class: "grid2" },
+      h("label", { class: "field" }, "Player", h("select", { name: "player" }, players().map((p) => h("option", { value: p, text: cap(p) })))),
+      h("label", { class: "field" }, "Armies", h("input", { type: "number", name: "armies", min: 1, max: 62, value: 1, inputmode: "numeric", required: true })),
+      h("label", { class: "field" }, "Card", h("select", { name: "source" }, sources.map(([v, t]) => h("option", { value: v, text: t }))))),
+    h("div", { class: "row" },
+      h("button", { class: "secondary", type: "button", onclick: () => { S.panel = null; renderLedger(); } }, "Cancel"),
+      h("button", { class: "primary", type: "submit", id: "tray-place-submit" }, "Place into the tray")));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const fd = new FormData(form);
+    const done = await act("Armies into the tray", "/api/tray/place",
+      { player: fd.get("player"), armies: Number(fd.get("armies")), source: fd.get("source"), who: whoAmI() });
+    if (done) { S.panel = null; toast(done.message, done.placed < done.armies); await refresh(); }
+  });
+  return form;
+}
+
 // -- ledger and history ----------------------------------------------------------------------------
 function renderLedger() {
   const body = $("ledger-body");
@@ -538,9 +614,11 @@ function renderLedger() {
     return;
   }
   if (S.panel === "court") { body.append(courtForm()); return; }
+  if (S.panel === "tray") { body.append(trayPlaceForm()); return; }
   body.append(h("div", { class: "row" },
     h("button", { class: "secondary", type: "button", id: "round-open", onclick: () => { S.panel = "round"; renderLedger(); } }, "Set the round"),
     court ? h("button", { class: "secondary", type: "button", id: "court-open", onclick: () => { S.panel = "court"; renderLedger(); } }, "Dice-tower card") : null,
+    session().filled ? h("button", { class: "secondary", type: "button", id: "tray-open", onclick: () => { S.panel = "tray"; renderLedger(); } }, "Armies into the tray") : null,
     h("button", { class: "secondary", type: "button", id: "game-open", onclick: () => { S.panel = "game"; renderLedger(); } }, "New game")));
 }
 
