@@ -305,3 +305,40 @@ def test_the_host_starts_a_game_and_sets_the_round_from_the_page(browser, tmp_pa
             watcher.close()
     finally:
         table.close()
+
+
+def test_the_host_places_armies_into_the_tray_and_vouches_for_a_misread_tray_from_the_page(
+        browser, quick_station) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    table, server = quick_station
+    expect_notice = "empty the tower"
+    page = browser.new_page(viewport=PHONE)
+    page.goto(server.url)
+    expect(page.locator("#empty-first")).to_contain_text(expect_notice)  # a new game: empty the tower first
+    log_in(page)
+    table.release(table.fill()["drop_id"])
+    page.reload()
+    expect(page.locator("#empty-first")).to_have_count(0)
+    # A bonus card puts two red armies into the tray.
+    page.click("#tray-open")
+    page.select_option("#tray-place-form select[name=player]", "red")
+    page.fill("#tray-place-form input[name=armies]", "2")
+    page.click("#tray-place-submit")
+    expect(page.locator("#ledger-table tr[data-colour=red] td").nth(3)).to_have_text("2")
+    assert table.status()["tray"] == {"red": 2} and table.cycle.sim.tray_contents() == {"red": 2}
+    # A cube the station does not account for: planning is refused and the page shows the mismatch.
+    table.cycle.sim.add_to_tray({"green": 1})
+    table.cycle.hands = None  # (the simulated hands would tidy it away)
+    page.click("#new-battle")
+    page.click("#plan-submit")
+    expect(page.locator("#tray-mismatch")).to_be_visible()
+    expect(page.locator("#tray-form input[name=green]")).to_have_value("1")
+    page.click("#tray-set")  # the host says the tray holds what the camera sees
+    expect(page.locator("#plan-submit")).to_be_visible()
+    assert table.status()["tray"] == {"red": 2, "green": 1}
+    page.click("#plan-submit")
+    expect(page.locator("#release")).to_be_visible()
+    assert table.status()["drop"]["plan"]["from_tray"] == {"red": 2, "green": 1}
+    assert "tray_corrected" in [r["kind"] for r in table.log()]
+    page.close()
