@@ -235,3 +235,25 @@ def test_the_tray_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     kinds = [json.loads(line)["kind"] for line in out.splitlines()]
     assert kinds.count("tray_placement") == 2 and "tray_corrected" in kinds and "tray_confirmed" in kinds
     assert _run(capsys, "log", "verify", *d)[1].startswith("ok:")
+
+
+def test_the_simulated_world_takes_cubes_into_the_tray_and_is_emptied_for_good(tmp_path: Path) -> None:
+    from hardware.sim.table import SimTable
+
+    sim = SimTable(tmp_path / "world.json", seed=3)
+    sim.load_funnel({"red": 10, "green": 5})
+    sim.release()
+    sim.load_funnel({"blue": 2})
+    sim.add_to_tray({"yellow": 2})
+    inside = sim.tower_contents()
+    tray = sim.tray_contents()
+    assert tray["yellow"] == 2
+    with pytest.raises(ValueError, match="unknown colour"):
+        sim.add_to_tray({"pink": 1})
+    taken = sim.empty_all()
+    expected: dict[str, int] = {}
+    for part in (inside, tray, {"blue": 2}):
+        expected = ses.add(expected, part)
+    assert taken == dict(sorted(expected.items()))
+    again = SimTable(tmp_path / "world.json", seed=3)  # persisted
+    assert again.tower_contents() == {} and again.tray_contents() == {} and again.funnel_contents() == {}
