@@ -117,6 +117,10 @@ THIN_STRIP_MAX_LENGTH_MM = 1.1 * g.CUBE_EDGE_MM  # ... it lies along one edge: a
 # Counting merged faces (see TrayCounter._cubes_in).
 SINGLE_MAX_MM2 = 1.75 * FACE_AREA_MM2
 SINGLE_SQUARENESS = 0.92
+# One cube, tilted, shows its top foreshortened and one side: together at most a face's diagonal long
+# (magnified up to ~4 % on the second layer) and a face wide (10.7 mm on the third layer, plus a pixel).
+TILTED_MAX_LENGTH_MM = 1.04 * math.sqrt(2) * g.CUBE_EDGE_MM
+TILTED_MAX_WIDTH_MM = 1.2 * g.CUBE_EDGE_MM
 PILE_FIRST_MM2 = 1.15 * FACE_AREA_MM2
 PILE_NEXT_MM2 = 0.97 * FACE_AREA_MM2
 SUMMIT_SPACING_MM = 7.0
@@ -666,6 +670,11 @@ class TrayCounter:
             return 1, SMALL_FACE_SCORE, f"a small patch {a:.0f} mm2 taken for a partly hidden cube"
         if a <= SINGLE_MAX_MM2 and core.squareness >= SINGLE_SQUARENESS and core.length_mm <= MAX_FACE_LENGTH_MM:
             return 1, 1.0 if a <= self._face_core_area() * 1.4 else TILTED_SCORE, None
+        if a <= SINGLE_MAX_MM2 and core.length_mm <= TILTED_MAX_LENGTH_MM and core.width_mm <= TILTED_MAX_WIDTH_MM:
+            # It fits in what one tilted cube shows (top and side together are at most a face's
+            # diagonal long, one face wide): one cube whose outline a JPEG block or the noise made
+            # ragged, not two (one partly on another mostly overhangs that box, not always).
+            return 1, TILTED_SCORE, f"a patch of {a:.0f} mm2, not square, read as one tilted cube" if a > 1.4 * self._face_core_area() else None
         whole = max(1, int(round(a / self._face_core_area())))
         if a <= SINGLE_MAX_MM2:
             doubt = None if whole == 1 else f"a patch of {a:.0f} mm2 taken for {whole} cubes, one partly on another"
