@@ -137,6 +137,10 @@ FOREIGN_RADIUS_MM = 5.5
 # A patch of a cube colour: a tilted cube on the third layer can show a face core of up to ~5.5 mm
 # inscribed radius (magnified, with a sliver of side face); a 20 mm coin shows ~9 mm.
 FOREIGN_COLOURED_RADIUS_MM = 7.0
+# ... and a disc (filling most of its enclosing circle, as no face or union of faces does) needs less:
+# sensor noise nibbles a coin's rim down to ~6.7 mm, while a face's core stays under ~5.5 mm.
+FOREIGN_ROUND_RADIUS_MM = 6.0
+FOREIGN_ROUNDNESS = 0.75
 HAND_AREA_MM2 = 40.0
 # What tint the plate keeps under an arm's shadow after the white balance (the ring light alone
 # against the balanced mix: a von Kries change of log gains of about +-0.08 between red and blue),
@@ -234,7 +238,8 @@ class TrayCounter:
         cores += self._pawns_beside_faces(tray, level, cores)
         # No face of a 10 mm cube is wider than 10 mm: a round patch of a cube colour that is (a
         # brass coin looks yellow) is something else lying in the tray.
-        odd = [c for c in cores if c.radius_mm > FOREIGN_COLOURED_RADIUS_MM and c.roundness > 0.6]
+        odd = [c for c in cores if (c.radius_mm > FOREIGN_COLOURED_RADIUS_MM and c.roundness > 0.6)
+               or (c.radius_mm > FOREIGN_ROUND_RADIUS_MM and c.roundness > FOREIGN_ROUNDNESS)]
         if odd:
             return TrayReading.unusable(
                 f"a round {odd[0].colour}-looking object {2 * odd[0].radius_mm:.0f} mm across is in the "
