@@ -113,7 +113,7 @@ FACE_REACH_MM = 1.5
 # quarter face's strip (2.5 mm, less a pixel at each edge), and no longer than a face's diagonal.
 STRIP_MIN_RADIUS_MM = 1.1
 THIN_STRIP_RADIUS_MM = 0.25 * g.CUBE_EDGE_MM  # narrower than half a face (5 mm wide) ...
-THIN_STRIP_MAX_LENGTH_MM = 1.1 * g.CUBE_EDGE_MM  # ... it lies along one edge: an edge long, magnified
+THIN_STRIP_MAX_LENGTH_MM = 1.3 * g.CUBE_EDGE_MM  # ... it lies along one edge: an edge long, magnified, and the side face beyond its end
 # Counting merged faces (see TrayCounter._cubes_in).
 SINGLE_MAX_MM2 = 1.75 * FACE_AREA_MM2
 SINGLE_SQUARENESS = 0.92
