@@ -353,6 +353,8 @@ class TrayCounter:
             if n <= 1:
                 continue
             dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+            means: list[tuple[float, ...]] = []
+            found: list[tuple] = []
             for i in range(1, n):
                 area_mm2 = stats[i, cv2.CC_STAT_AREA] / PPM**2
                 if area_mm2 < 0.1 * FACE_AREA_MM2:
@@ -387,18 +389,25 @@ class TrayCounter:
                 # than a face part is a crevice or a shadow between cubes.
                 if small and max(rect_w, rect_h) / PPM > MAX_FACE_LENGTH_MM:
                     continue
-                mean_bgr = np.array(cv2.mean(tray[y:y + h, x:x + w], sub.astype(np.uint8))[:3], np.float32)
-                med = bgr_to_lab(mean_bgr.reshape(1, 1, 3), level).reshape(3)
-                # Each pixel passed the colour's gate, but the face as a whole must be that colour
-                # too: the mean of many pixels sits near the model's centre for a real face, while
-                # a dark crevice between cubes only brushes black's edge pixel by pixel.
-                if float(self._models[colour].mahalanobis2(med)[0]) > FACE_GATE:
+                means.append(cv2.mean(tray[y:y + h, x:x + w], sub.astype(np.uint8))[:3])
+                found.append((i, area_mm2, r, px_area / rect_area, _filled_area(contour) / (math.pi * rad * rad),
+                              contour, rect_w, rect_h, sub, dsub, x, y, w, h))
+            if not found:
+                continue
+            # Each pixel passed the colour's gate, but the face as a whole must be that colour too:
+            # the mean of many pixels sits near the model's centre for a real face, while a dark
+            # crevice between cubes only brushes black's edge pixel by pixel. (All of a colour's
+            # candidates at once: one conversion instead of one per face.)
+            labs = bgr_to_lab(np.array(means, np.float32).reshape(-1, 1, 3), level).reshape(-1, 3)
+            gated = self._models[colour].mahalanobis2(labs) <= FACE_GATE
+            for (i, area_mm2, r, squareness, roundness, contour, rect_w, rect_h, sub, dsub, x, y, w, h), lab, ok in zip(
+                    found, labs, gated, strict=True):
+                if not ok:
                     continue
-                light = float(med[0])
                 parts = self._parts(sub, gray[y:y + h, x:x + w]) if area_mm2 > SINGLE_MAX_MM2 else ()
                 cores.append(
-                    _Core(colour, area_mm2, r, px_area / rect_area, _filled_area(contour) / (math.pi * rad * rad),
-                          light, contour, (float(cents[i][0] + ox), float(cents[i][1] + oy)),
+                    _Core(colour, area_mm2, r, squareness, roundness, float(lab[0]), contour,
+                          (float(cents[i][0] + ox), float(cents[i][1] + oy)),
                           self._summits(dsub) if area_mm2 > SINGLE_MAX_MM2 and not parts else 1,
                           max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM, parts=parts)
                 )
@@ -600,7 +609,7 @@ class TrayCounter:
     def _decide(self, cores: list[_Core], pose: PlatePose) -> TrayReading:
         cubes = empty_cubes()
         courtiers = empty_courtiers()
-        detections: list[Detection] = []
+        pending: list[tuple[str, str, np.ndarray, int, float, str]] = []
         doubts: list[str] = []
         confidence = 1.0
         if len(pose.marker_ids) < len(g.MARKER_IDS):
@@ -637,8 +646,8 @@ class TrayCounter:
             note = (f"{core.area_mm2:.0f} mm2 v{core.visible_mm2 or 0:.0f} r{core.radius_mm:.1f} sq{core.squareness:.2f} "
                     f"rd{core.roundness:.2f} L{core.lightness:.0f} {core.length_mm:.1f}x{core.width_mm:.1f}"
                     + (" parts " + ",".join(f"{a:.0f}/{ln:.1f}/{k}" for a, ln, k in core.parts) if core.parts else ""))
-            detections.append(self._detection(kind, core.colour, core.contour, pose, count=n, score=score,
-                                              note=note))
+            pending.append((kind, core.colour, core.contour, n, score, note))
+        detections = self._detections(pending, pose)
         reason = None
         if doubts:
             shown = "; ".join(doubts[:3]) + (f"; and {len(doubts) - 3} more" if len(doubts) > 3 else "")
@@ -791,6 +800,25 @@ class TrayCounter:
         # A disc fills ~100 % of its enclosing circle, a square face 64 %, a partly hidden face less.
         # ... and a core that fills its bounding rectangle is a face, however dark.
         return core.roundness > roundness
+
+    def _detections(self, pending: list[tuple[str, str, np.ndarray, int, float, str]],
+                    pose: PlatePose) -> list[Detection]:
+        """``_detection`` for many readings (kind, colour, contour, count, score, note) at once: one
+        projection of every outline into the image instead of one per reading."""
+        if not pending:
+            return []
+        if self._frame_h is None or self._frame_pose is not pose:
+            self._frame_h, self._frame_pose = TRAY_VIEW.view_to_image(pose), pose
+        outlines = [p[2].reshape(-1, 2) for p in pending]
+        pts = np.concatenate(outlines).reshape(-1, 1, 2).astype(np.float64)
+        img = cv2.perspectiveTransform(pts, self._frame_h).reshape(-1, 2).astype(np.float32)
+        out, start = [], 0
+        for (kind, colour, _, count, score, note), view in zip(pending, outlines, strict=True):
+            c = view.mean(axis=0)
+            centre = (TRAY_VIEW.x0 + (c[0] + 0.5) / PPM, TRAY_VIEW.y0 + (c[1] + 0.5) / PPM)
+            out.append(Detection(kind, colour, img[start:start + len(view)], centre, count, score, note))
+            start += len(view)
+        return out
 
     def _detection(self, kind: str, colour: str | None, contour_view: np.ndarray, pose: PlatePose,
                    count: int = 1, score: float = 1.0, note: str | None = None) -> Detection:
