@@ -1,0 +1,89 @@
+"""How the counter reads faces of one colour that merged into one core.
+
+The shapes are drawn in the tray view's pixels (``vision.plate.TRAY_PPM`` per millimetre), so each
+rule is checked on the geometry it reasons about: faces touching at a corner join through a neck and
+are cut apart there; faces flush along an edge form no neck; grooves between flush faces split a
+block into cells; a patch that fits in one tilted cube's silhouette is one cube, one that overhangs
+it is two.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.counter import _Core
+from vision.plate import TRAY_PPM
+
+calibration_synthetic = pytest.importorskip("calibration.synthetic")
+
+PPM = TRAY_PPM
+FACE_CORE_MM = 9.0  # a face's core once the seams are removed
+
+
+@pytest.fixture(scope="module")
+def counter():
+    from vision.counter import TrayCounter
+
+    return TrayCounter(calibration_synthetic.synthetic_profile())
+
+
+def _square(mask: np.ndarray, centre_mm: tuple[float, float], side_mm: float, angle: float) -> None:
+    box = cv2.boxPoints(((centre_mm[0] * PPM, centre_mm[1] * PPM), (side_mm * PPM, side_mm * PPM), angle))
+    cv2.fillConvexPoly(mask, np.round(box).astype(np.int32), 1)
+
+
+def test_faces_touching_at_corners_are_cut_at_their_necks(counter) -> None:
+    """Three faces turned 45 degrees in a row, each touching the next at a corner: one core, three
+    parts of about a face each."""
+    mask = np.zeros((int(50 * PPM), int(20 * PPM)), np.uint8)
+    step = FACE_CORE_MM * math.sqrt(2) - 1.0  # corners overlap by a millimetre: a neck ~2 mm wide
+    for k in range(3):
+        _square(mask, (10.0, 10.0 + k * step), FACE_CORE_MM, 45.0)
+    parts = counter._parts(mask > 0, np.full(mask.shape, 120, np.uint8))
+    assert len(parts) == 3
+    for area, length, _ in parts:
+        assert 0.8 * FACE_CORE_MM**2 <= area <= 1.3 * FACE_CORE_MM**2
+        assert counter._cubes_in_part(area, length, 1) == 1
+
+
+def test_faces_flush_along_an_edge_form_no_neck(counter) -> None:
+    mask = np.zeros((int(20 * PPM), int(40 * PPM)), np.uint8)
+    for k in range(3):
+        _square(mask, (6.0 + k * FACE_CORE_MM, 10.0), FACE_CORE_MM, 0.0)
+    assert counter._parts(mask > 0, np.full(mask.shape, 120, np.uint8)) == ()
+
+
+def test_grooves_split_a_flush_block_into_faces(counter) -> None:
+    """A 2 x 2 block of flush faces: the grooves between them (a pixel or two, darker) make four
+    cells; without them the block is one."""
+    side = int(round(2 * 9.5 * PPM))
+    part = np.ones((side, side), np.uint8)
+    gray = np.full((side, side), 90, np.uint8)
+    assert counter._cells(part, gray) == 1
+    mid = side // 2
+    gray[mid - 1:mid + 1, :] = 50
+    gray[:, mid - 1:mid + 1] = 50
+    assert counter._cells(part, gray) == 4
+    area = side * side / PPM**2
+    assert counter._cubes_in_part(area, math.inf, 4) == 4
+
+
+def _core(area: float, squareness: float, length: float, width: float) -> _Core:
+    return _Core("yellow", area, 4.8, squareness, 0.6, 60.0, np.zeros((4, 2), np.int32), (0.0, 0.0),
+                 length_mm=length, width_mm=width)
+
+
+@pytest.mark.parametrize(("area", "squareness", "length", "width", "cubes"), [
+    (130.0, 0.90, 13.8, 10.1, 1),  # a tilted cube: top and side, ragged outline (was read as two)
+    (122.0, 0.90, 11.8, 11.5, 1),  # a cube on the second layer, magnified
+    (140.0, 0.88, 15.5, 10.3, 2),  # a cube partly on another: overhangs one cube's silhouette
+    (132.0, 0.61, 17.6, 12.3, 2),
+])
+def test_a_patch_within_one_tilted_cube_is_one_cube(counter, area, squareness, length, width, cubes) -> None:
+    n, _, _ = counter._cubes_in(_core(area, squareness, length, width))
+    assert n == cubes
+
