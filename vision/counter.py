@@ -143,9 +143,10 @@ FOREIGN_ROUND_RADIUS_MM = 6.0
 FOREIGN_ROUNDNESS = 0.75
 HAND_AREA_MM2 = 40.0
 # What tint the plate keeps under an arm's shadow after the white balance (the ring light alone
-# against the balanced mix: a von Kries change of log gains of about +-0.08 between red and blue),
-# and how far beyond the plate's chroma under it a hand's colour must be (skin: 15-40).
-HAND_TINT = 0.08
+# against the balanced mix: a von Kries change of log gains of up to about +-0.12 between red and
+# blue when a 2700-3000 K room light outshines the ring, as in t0024; 0.08 called such shadows
+# hands), and how far beyond the plate's chroma under it a hand's colour must be (skin: 15-40).
+HAND_TINT = 0.12
 HAND_CHROMA_FACTOR = 1.0
 
 
