@@ -13,7 +13,8 @@ Pipeline, prepared once per profile (``TrayCounter(profile)``) and run per frame
    face. Dark side faces are thin slivers (a few millimetres at most from 300 mm) and are dropped by
    their inscribed radius.
 4. Each core is measured in millimetres: its area in units of a cube's top face (a core that
-   merged two faces counts two), its squareness (a pawn's ball-shaped head is round, a cube's face
+   merged several faces is cut at the narrow necks where they touch, and each part counted by its
+   size, or by the dark grooves between flush faces), its squareness (a pawn's ball-shaped head is round, a cube's face
    square; a pawn lying down is a tapered oblong) and its shading (a ball's surface turns away from
    the light, so it is darker than a flat top of its colour). A pawn merged with a face of its
    colour is split off it by fitting the face's square.
