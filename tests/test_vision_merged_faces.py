@@ -87,3 +87,44 @@ def test_a_patch_within_one_tilted_cube_is_one_cube(counter, area, squareness, l
     n, _, _ = counter._cubes_in(_core(area, squareness, length, width))
     assert n == cubes
 
+
+
+def _drawn_core(counter, lower_grey: int) -> _Core:
+    """A face-sized top (9.5 mm, turned 35 degrees, grey 90) lying on a cube of its colour whose top
+    (9.5 mm, 2 mm off towards -y) shows around it at ``lower_grey``; the core is their union, as
+    the seam filter leaves it when no seam shows between them. Sets the counter's grey view."""
+    size = int(30 * PPM)
+    gray = np.zeros((size, size), np.uint8)
+    lower = np.zeros_like(gray)
+    _square(lower, (15.0, 13.0), 9.5, 0.0)
+    upper = np.zeros_like(gray)
+    _square(upper, (15.0, 15.0), 9.5, 35.0)
+    gray[lower > 0] = lower_grey
+    gray[upper > 0] = 90
+    mask = ((lower > 0) | (upper > 0)).astype(np.uint8)
+    counter._gray = gray
+    contour = max(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+    contour = contour.reshape(-1, 2)
+    (w, h) = cv2.minAreaRect(contour.astype(np.float32))[1]
+    area = np.count_nonzero(mask) / PPM**2
+    return _Core("red", area, 4.8, area / (w * h / PPM**2), 0.6, 40.0, contour, (15 * PPM, 15 * PPM),
+                 length_mm=max(w, h) / PPM, width_mm=min(w, h) / PPM)
+
+
+def test_a_lower_cube_beside_a_whole_top_square_is_a_second_cube(counter) -> None:
+    """Outside one tilted cube's outline, with a whole bright top square and, beyond it, a lower
+    cube's top in its shadow: two cubes, though the area alone (about 1.4 faces) rounds to one."""
+    core = _drawn_core(counter, lower_grey=65)
+    assert not (core.length_mm <= 14.7 and core.width_mm <= 12.0)  # outside the tilted box
+    assert round(core.area_mm2 / FACE_CORE_MM**2) == 1
+    assert counter._beyond_top_square(core) >= 10.0
+    n, score, doubt = counter._cubes_in(core)
+    assert n == 2 and score < 1.0 and "under it" in doubt
+
+
+def test_a_patch_without_a_brighter_top_square_keeps_its_area_reading(counter) -> None:
+    """The same outline evenly lit: no part of it stands out as one cube's top, so nothing says a
+    second cube is there, and the area reads one."""
+    core = _drawn_core(counter, lower_grey=90)
+    assert counter._beyond_top_square(core) == 0.0
+    assert counter._cubes_in(core)[0] == 1

@@ -122,6 +122,14 @@ SINGLE_SQUARENESS = 0.92
 # (magnified up to ~4 % on the second layer) and a face wide (10.7 mm on the third layer, plus a pixel).
 TILTED_MAX_LENGTH_MM = 1.04 * math.sqrt(2) * g.CUBE_EDGE_MM
 TILTED_MAX_WIDTH_MM = 1.2 * g.CUBE_EDGE_MM
+# A core outside both one-cube outlines whose brightest part is one whole top face (a square of a
+# face's side, less its bevels or magnified, filling its rectangle) and that reaches this far beyond
+# it holds a second cube's top (see TrayCounter._beyond_top_square): the least top a counted lower
+# cube shows, less the band along the upper cube's bevel that the seam filter takes (about half).
+TOP_SHARE = 0.85
+TOP_SQUARE_FILL = 0.9
+TOP_SQUARE_SIDES_MM = (0.85 * g.CUBE_EDGE_MM, 1.1 * g.CUBE_EDGE_MM)
+BEYOND_TOP_MM2 = 0.5 * QUARTER_FACE_MM2
 PILE_FIRST_MM2 = 1.15 * FACE_AREA_MM2
 PILE_NEXT_MM2 = 0.97 * FACE_AREA_MM2
 SUMMIT_SPACING_MM = 7.0
@@ -209,6 +217,7 @@ class TrayCounter:
         self._frame_pose: PlatePose | None = None
         # Per colour, its pixels (1) in its padded bounding box and the box's origin (set by _cores).
         self._colour_boxes: dict[str, tuple[np.ndarray, int, int]] = {}
+        self._gray: np.ndarray | None = None  # the frame's tray view in grey (set by count)
 
     # -- frame level -------------------------------------------------------------------------------
     def count(self, frame_bgr: np.ndarray) -> TrayReading:
@@ -234,6 +243,7 @@ class TrayCounter:
                 marker_ids=pose.marker_ids,
             )
         gray = cv2.cvtColor(tray, cv2.COLOR_BGR2GRAY)
+        self._gray = gray  # for _beyond_top_square
         self._shadow_is_not_black(gray, labels)
         cores = self._cores(tray, gray, labels, level)
         cores += self._visible_parts(tray, labels, level, cores, pose)
@@ -692,6 +702,10 @@ class TrayCounter:
             # ragged, not two (one partly on another mostly overhangs that box, not always).
             return 1, TILTED_SCORE, f"a patch of {a:.0f} mm2, not square, read as one tilted cube" if a > 1.4 * self._face_core_area() else None
         whole = max(1, int(round(a / self._face_core_area())))
+        if a <= SINGLE_MAX_MM2 and whole == 1 and self._beyond_top_square(core) >= BEYOND_TOP_MM2:
+            # Neither a flat nor a tilted cube's outline, yet a whole, clean top square: the colour
+            # beyond it is another cube's top, of the same colour, partly under this one.
+            return 2, MERGED_SCORE, f"a patch of {a:.0f} mm2 read as a cube's top and a cube under it"
         if a <= SINGLE_MAX_MM2:
             doubt = None if whole == 1 else f"a patch of {a:.0f} mm2 taken for {whole} cubes, one partly on another"
             return whole, 1.0 if whole == 1 else MERGED_SCORE, doubt
@@ -702,6 +716,43 @@ class TrayCounter:
         if lo == hi:
             return n, MERGED_SCORE, None
         return n, MERGED_SCORE ** (hi - lo + 1), f"touching faces of {a:.0f} mm2 read as {n} cubes ({lo} to {hi} possible)"
+
+    def _beyond_top_square(self, core: _Core) -> float:
+        """How much of a core lies beyond the top face of the cube it shows (mm2); 0 when its
+        brightest part is not one whole, clean top face.
+
+        The ring light sits by the camera, so a cube's top (facing it) is the brightest part of its
+        colour there; a lower cube's top beside it lies in its contact shadow, and side faces turn
+        away from the light. The top is the pixels within ``TOP_SHARE`` of the core's bright
+        quartile (3 x 3 median against noise); when they make one face-sized square that fills its
+        rectangle, a flat cube's whole top is seen, and its sides are too dark for the colour's
+        gate: what of the core lies outside that square (slivers along its edges opened away) is
+        not this cube."""
+        if self._gray is None:
+            return 0.0
+        height, width = self._gray.shape
+        x, y, w, h = cv2.boundingRect(core.contour.astype(np.int32))
+        x0, y0 = max(x - 2, 0), max(y - 2, 0)
+        x1, y1 = min(x + w + 2, width), min(y + h + 2, height)
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(mask, [(core.contour - [x0, y0]).reshape(-1, 1, 2).astype(np.int32)], -1, 1, -1)
+        grey = cv2.medianBlur(np.ascontiguousarray(self._gray[y0:y1, x0:x1]), 3).astype(np.float32)
+        bright_level = float(np.percentile(grey[mask > 0], 75))
+        top = ((mask > 0) & (grey >= TOP_SHARE * bright_level)).astype(np.uint8)
+        top = cv2.morphologyEx(top, cv2.MORPH_OPEN, self._k3)
+        n, comp, stats, _ = cv2.connectedComponentsWithStats(top, connectivity=4)
+        if n <= 1:
+            return 0.0
+        top = (comp == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
+        rect = cv2.minAreaRect(_largest_contour(top).astype(np.float32))
+        side_lo, side_hi = sorted(v / PPM for v in rect[1])
+        if (np.count_nonzero(top) / max(rect[1][0] * rect[1][1], 1.0) < TOP_SQUARE_FILL
+                or side_lo < TOP_SQUARE_SIDES_MM[0] or side_hi > TOP_SQUARE_SIDES_MM[1]):
+            return 0.0
+        square = np.zeros_like(mask)
+        cv2.fillPoly(square, [cv2.boxPoints(rect).round().astype(np.int32)], 1)
+        beyond = cv2.morphologyEx(((mask > 0) & (square == 0)).astype(np.uint8), cv2.MORPH_OPEN, self._k3)
+        return float(np.count_nonzero(beyond)) / PPM**2
 
     def _cubes_in_part(self, area_mm2: float, length_mm: float, cells: int) -> int:
         """Cubes in one part of a merged core: one when it is no larger than one cube can show and
