@@ -18,13 +18,13 @@ import copy
 import time
 from typing import Any
 
+from engine import counts as count_maps
+from engine.colours import CUBES_PER_PLAYER, PEASANT_CUBES, PEASANTS, PLAYER_COLOURS, cubes_in_game
+from engine.court import COURTIERS_PER_PLAYER
 from engine.events import Event
 
-PLAYER_COLOURS = ("red", "blue", "yellow", "purple", "black")
-PEASANTS = "green"
-CUBES_PER_PLAYER = 62
-PEASANT_CUBES = 20
-COURTIERS_PER_PLAYER = 7
+# What is in the box (cubes per colour, courtiers per player) is the engine's to say; the session
+# only keeps the account of where those cubes are.
 
 Counts = dict[str, int]
 
@@ -34,19 +34,20 @@ class SessionError(ValueError):
 
 
 def clean(counts: dict[str, int] | None) -> Counts:
-    """A count map with only its non-zero entries (the spec's output convention)."""
-    return {c: int(n) for c, n in (counts or {}).items() if int(n) != 0}
+    """A count map from outside (JSON, a form) as ints, with only its non-zero entries."""
+    return count_maps.nonzero({c: int(n) for c, n in (counts or {}).items()})
 
 
 def add(a: dict[str, int], b: dict[str, int], sign: int = 1) -> Counts:
-    out = dict(a)
-    for colour, n in b.items():
-        out[colour] = out.get(colour, 0) + sign * int(n)
-    return clean(out)
+    """``a + b`` (or ``a - b`` with ``sign=-1``) colour by colour, non-zero entries only."""
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be 1 or -1, not {sign}")
+    b = clean(b)
+    return count_maps.add(a, b) if sign == 1 else count_maps.subtract(a, b)
 
 
 def total_of(colour: str) -> int:
-    return PEASANT_CUBES if colour == PEASANTS else CUBES_PER_PLAYER
+    return cubes_in_game(colour)
 
 
 def new_state(players: list[str], emperors_court: bool, session_id: int = 1) -> dict[str, Any]:
