@@ -13,9 +13,11 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from engine.colours import PALETTE
+
 SWATCH = {"red": "red", "blue": "blue", "yellow": "yellow", "purple": "magenta", "black": "bright_black",
           "green": "green"}
-ORDER = ("red", "blue", "yellow", "purple", "black", "green")
+ORDER = PALETTE  # the engine's palette order, so tables list colours as its outputs do
 
 
 def colour_text(colour: str, n: int | None = None) -> Text:
