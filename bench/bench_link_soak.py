@@ -18,7 +18,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hardware.link.soak import run_pty_soak, run_soak  # noqa: E402
+from hardware.link.soak import PtySoakReport, SoakReport, run_pty_soak, run_soak  # noqa: E402
+
+
+def _print_report(report: SoakReport | PtySoakReport) -> bool:
+    """Print a soak report's figures, its first errors and the verdict; return whether it passed."""
+    for line in report.lines():
+        print("  " + line)
+    for error in report.errors[:5]:
+        print("  error: " + error)
+    print(f"  RESULT: {'PASS' if report.ok else 'FAIL'}")
+    return bool(report.ok)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,24 +49,14 @@ def main(argv: list[str] | None = None) -> int:
     report = run_soak(
         args.commands, corrupt=args.corrupt, loss=args.loss, seed=args.seed, retries=args.retries
     )
-    for line in report.lines():
-        print("  " + line)
-    for error in report.errors[:5]:
-        print("  error: " + error)
-    print(f"  RESULT: {'PASS' if report.ok else 'FAIL'}")
-    ok &= report.ok
+    ok &= _print_report(report)
 
     if args.pty_commands:
         print(f"\nlink soak against the firmware under MicroPython on a pty: {args.pty_commands} commands")
         pty = run_pty_soak(
             args.pty_commands, corrupt=args.corrupt, loss=args.loss, seed=args.seed, retries=args.retries
         )
-        for line in pty.lines():
-            print("  " + line)
-        for error in pty.errors[:5]:
-            print("  error: " + error)
-        print(f"  RESULT: {'PASS' if pty.ok else 'FAIL'}")
-        ok &= pty.ok
+        ok &= _print_report(pty)
     return 0 if ok else 1
 
 
