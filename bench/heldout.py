@@ -1,0 +1,35 @@
+"""The counter's held-out split, fixed before any training scene was looked at (issue 9).
+
+Figures for the counter are reported on the held-out part only; thresholds and models are tuned
+on the rest. The rule is by scene number so that anyone can recompute it:
+
+* held out: ``tray_train/test/tNNNN`` with ``NNNN % 3 == 0`` (55 of 167 scenes), and every scene
+  rendered with ``tools/tray_render/render.py --seed 2026`` (a fresh set nobody tuned on);
+* tuning: ``tray_train/test/tNNNN`` with ``NNNN % 3 != 0``, ``tray_dev/test`` and every set's
+  calibration shots.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+HELD_OUT_RENDER_SEED = 2026
+
+
+def scene_number(path: Path) -> int:
+    match = re.fullmatch(r"t(\d+)", path.stem)
+    if match is None:
+        raise ValueError(f"{path.name} is not a test scene (tNNNN.jpg)")
+    return int(match.group(1))
+
+
+def is_held_out(path: Path) -> bool:
+    """True for a ``tray_train`` scene that tuning must never see."""
+    return scene_number(path) % 3 == 0
+
+
+def split(test_dir: Path) -> tuple[list[Path], list[Path]]:
+    """``(tuning, held_out)`` scene images of a ``tray_train``-like ``test/`` folder."""
+    scenes = sorted(test_dir.glob("t*.jpg"))
+    return [p for p in scenes if not is_held_out(p)], [p for p in scenes if is_held_out(p)]
