@@ -167,7 +167,8 @@ def _sentence(error: ValidationError, data: dict[str, Any]) -> BattleInputError:
         extra = sorted(k for k in error.instance if k not in allowed)[0]
         where = field if parts else "the battle"
         what = "colour" if error.schema is _COUNT_MAP or error.schema is _IMMUNE else "key"
-        hint = f" (colours: {', '.join(PALETTE)})" if what == "colour" else ""
+        allowed_colours = PLAYER_COLOURS if error.schema is _IMMUNE else PALETTE
+        hint = f" (colours: {', '.join(allowed_colours)})" if what == "colour" else ""
         return BattleInputError(f"unknown {what} {extra!r} in {where}{hint}", json_path(*parts, extra))
     if error.validator == "not":  # a key forbidden for this kind of battle
         key = parts[-1]
