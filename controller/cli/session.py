@@ -184,7 +184,7 @@ def _open(args: argparse.Namespace) -> Any:
 
 def _refused(err: Exception) -> int:
     message = getattr(err, "message", None) or str(err)
-    if getattr(err, "field", None) == "$.action":  # the engine names the JSON key; the command has a flag
+    if getattr(err, "field", None) == "$.action" and "say which action" in message:  # the command's flag
         message += " (give --action A or --action B)"
     print(f"tower: {message}", file=sys.stderr)
     return EXIT_REFUSED
