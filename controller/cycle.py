@@ -126,10 +126,16 @@ class DropCycle:
         return state
 
     def set_round(self, event: str | None, bonus_tiles: dict[str, str | None] | None,
-                  immune: list[str] | None) -> dict[str, Any]:
+                  immune: list[str] | dict[str, str] | None) -> dict[str, Any]:
         state = ses.set_round(self.state, event, bonus_tiles, immune)
         self._commit("round", state["round"], state)
         return state["round"]
+
+    def keep_parry_card(self, player: str | None) -> str | None:
+        """Who keeps favor card #4 (``None``: nobody); a revolt they win spends it."""
+        state = ses.keep_parry_card(self.state, player)
+        self._commit("parry_card", {"player": player}, state)
+        return ses.parry_card_holder(state)
 
     def deploy(self, player: str, armies: int) -> None:
         state = ses.deploy(self.state, player, armies)
@@ -151,10 +157,7 @@ class DropCycle:
         else:
             if not state["filled"]:
                 raise SessionError("fill the tower first (`tower fill`): the ledger starts with the initial fill")
-            rnd = state["round"]
-            data.setdefault("event", rnd["event"])
-            data.setdefault("bonus_tiles", dict(rnd["bonus_tiles"]))
-            data.setdefault("immune", list(rnd["immune"]))
+            ses.fill_in_round(state, data)
             data.setdefault("buildings", [])
             data.setdefault("revolt_markers", 0)
             for key in ("attacker", "defender"):
@@ -162,7 +165,7 @@ class DropCycle:
                     ses.check_player(state, data[key], f"the {key}")
             data["tower_before"] = dict(state["tower"])
         data["tray_before"] = dict(state["tray"])
-        data["supply"] = {c: n for c, n in state["supply"].items() if c in ses.colours(state)}
+        data["supply"] = ses.supply_for_battle(state)
         return data
 
     def check_tray(self) -> dict[str, Any]:

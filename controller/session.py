@@ -8,8 +8,10 @@ which the drop cycle calls when it commits a record, so that "every colour's cub
 conserved" is a property of this module (:func:`conservation`) and not a hope.
 
 Also kept: the players and their colours, whether the Emperor's Court is in play, the courtiers
-each player has deployed, and the round's event, bonus tiles and immune players, which the drop
-cycle fills into each battle so that nobody has to repeat them.
+each player has deployed, the round's event, bonus tiles and each immune player's favor card
+(#10, #11, #18: immune to Combat/Movement A, B or both), and who keeps favor card #4 to parry the
+next revolt marker; the drop cycle fills these into each battle so that nobody has to repeat them,
+and a revolt its holder wins spends card #4.
 """
 
 from __future__ import annotations
@@ -73,7 +75,8 @@ def new_state(players: list[str], emperors_court: bool, session_id: int = 1) -> 
         "filled": False,
         "courtiers": {},
         "round": {"event": None, "bonus_tiles": {"attack_plus_one": None, "defence_plus_one": None},
-                  "immune": []},
+                  "immune": {}},
+        "parry_card": None,
         "drop": None,
         "next_drop_id": 1,
         "drops_done": 0,
@@ -89,8 +92,25 @@ def check_player(state: dict[str, Any], player: str | None, what: str) -> None:
         raise SessionError(f"{what} {player!r} is not a player of this session ({', '.join(state['players'])})")
 
 
+IMMUNITIES = ("A", "B", "both")
+"""What favor cards #10, #11 and #18 protect against: Combat/Movement A, B, or either."""
+
+
+def immunities(immune: list[str] | dict[str, str] | None) -> dict[str, str]:
+    """The round's immune players as ``{player: "A" | "B" | "both"}``; a bare list (the older form,
+    and the records made before the map) means immune to both actions."""
+    if immune is None:
+        return {}
+    if isinstance(immune, dict):
+        return dict(immune)
+    return dict.fromkeys(immune, "both")
+
+
 def set_round(state: dict[str, Any], event: str | None, bonus_tiles: dict[str, str | None] | None,
-              immune: list[str] | None) -> dict[str, Any]:
+              immune: list[str] | dict[str, str] | None) -> dict[str, Any]:
+    """The round's event card, bonus tiles, and the favor card (#10, #11, #18) each immune player
+    holds: ``immune`` maps a player to the action it protects against (``"A"``, ``"B"``, ``"both"``);
+    a list names players immune to both."""
     new = copy.deepcopy(state)
     tiles = {"attack_plus_one": None, "defence_plus_one": None, **(bonus_tiles or {})}
     for key, owner in tiles.items():
@@ -100,12 +120,55 @@ def set_round(state: dict[str, Any], event: str | None, bonus_tiles: dict[str, s
     if tiles["attack_plus_one"] is not None and tiles["attack_plus_one"] == tiles["defence_plus_one"]:
         raise SessionError(f"{tiles['attack_plus_one']} cannot hold both combat bonus tiles: "
                            "each player takes one tile a round")
-    for player in immune or []:
+    if isinstance(immune, list) and len(set(immune)) != len(immune):
+        raise SessionError("each immune player is named once")
+    cards = immunities(immune)
+    for player, protects in cards.items():
         check_player(state, player, "the immune player")
+        if protects not in IMMUNITIES:
+            raise SessionError(f"{player}'s favor card protects against Combat/Movement A, B or both, "
+                               f"not {protects!r}")
     if event is not None and event not in {e.value for e in Event}:  # a typo must not wait for the next plan
         raise SessionError(f"unknown event {event!r}: choose from {', '.join(e.value for e in Event)}")
-    new["round"] = {"event": event, "bonus_tiles": tiles, "immune": sorted(set(immune or []))}
+    ordered = {p: cards[p] for p in state["players"] if p in cards}
+    new["round"] = {"event": event, "bonus_tiles": tiles, "immune": ordered}
     return new
+
+
+def keep_parry_card(state: dict[str, Any], player: str | None) -> dict[str, Any]:
+    """Who keeps favor card #4 to parry the next revolt marker in one of their counties (``None``:
+    nobody, e.g. it was spent on a marker placed without a battle). There is one such card."""
+    check_player(state, player, "the holder of favor card #4")
+    if player is not None and not state["emperors_court"]:
+        raise SessionError("favor cards belong to the Emperor's Court, which is not in play in this session")
+    new = copy.deepcopy(state)
+    new["parry_card"] = player
+    return new
+
+
+def parry_card_holder(state: dict[str, Any]) -> str | None:
+    """The player keeping favor card #4, if any (records made before the card was kept have none)."""
+    holder: str | None = state.get("parry_card")
+    return holder
+
+
+def fill_in_round(state: dict[str, Any], battle: dict[str, Any]) -> None:
+    """What the session knows of the round and the favor cards, filled into ``battle`` where it
+    does not say: the event, the bonus tiles, each immune player's card (the map form of
+    ``immune``), and ``parry_revolt_marker`` for a revolt against the holder of favor card #4."""
+    rnd = state["round"]
+    battle.setdefault("event", rnd["event"])
+    battle.setdefault("bonus_tiles", dict(rnd["bonus_tiles"]))
+    battle.setdefault("immune", immunities(rnd["immune"]))
+    holder = parry_card_holder(state)
+    if battle.get("battle") == "revolt" and holder is not None and battle.get("defender") == holder:
+        battle.setdefault("parry_revolt_marker", True)
+
+
+def supply_for_battle(state: dict[str, Any]) -> Counts:
+    """Every session colour's supply, 0 included: the contract's ``supply`` map must name every
+    colour a battle may draw on, so an empty supply is said, never left out."""
+    return {c: state["supply"].get(c, 0) for c in colours(state)}
 
 
 def deploy(state: dict[str, Any], player: str, armies: int) -> dict[str, Any]:
@@ -208,6 +271,11 @@ def apply_resolution(state: dict[str, Any], tray_after: Counts, result: dict[str
     if battle.get("battle") == "initial_fill":
         new["filled"] = True
         new["courtiers"] = add(state["courtiers"], result.get("courtiers") or {})
+    if battle.get("parry_revolt_marker"):
+        # favor card #4 is spent by the revolt its holder wins; a lost one (or a corrected reading
+        # that turns the win into a loss) leaves it with them
+        won = result.get("outcome") == "defender_wins"
+        new["parry_card"] = None if won else battle.get("defender")
     new["drop"] = {**drop, "phase": "resolved", "tray_after": clean(tray_after), "result": result}
     return new
 

@@ -26,6 +26,24 @@ from controller.cycle import DropCycle, closed_drop_view
 from controller.records import RecordsError, RecordStore
 
 
+def with_notes(view: Any) -> Any:
+    """A drop view with ``notes``: where the rulebooks are silent and the engine's decision shapes
+    this battle (``engine.decisions``), one sentence each, for the CLI and the page to show."""
+    if not isinstance(view, dict) or not isinstance(view.get("battle"), dict):
+        return view
+    from engine import api
+    from engine.errors import BattleInputError
+
+    data = dict(view["battle"])
+    if view.get("resolution") is not None and view.get("tray_after") is not None:
+        data["tray_after"] = view["tray_after"]
+    try:
+        notes = api.notes(data)
+    except BattleInputError:  # a refused reading is the drop's doubt already; it has no notes
+        notes = []
+    return {**view, "notes": notes}
+
+
 class StationBusy(RuntimeError):
     """Another process holds this data directory."""
 
@@ -192,9 +210,18 @@ class Table:
             return {**self.status(), "emptied": self.cycle.emptied}
 
     def set_round(self, event: str | None = None, bonus_tiles: dict[str, str | None] | None = None,
-                  immune: list[str] | None = None) -> dict[str, Any]:
+                  immune: list[str] | dict[str, str] | None = None) -> dict[str, Any]:
+        """The round's event, bonus tiles and immune players: ``immune`` maps a player to the action
+        their favor card (#10, #11, #18) protects against, ``"A"``, ``"B"`` or ``"both"`` (a list:
+        both)."""
         with self._lock:
             return self.cycle.set_round(event, bonus_tiles, immune)
+
+    def keep_parry_card(self, player: str | None) -> dict[str, Any]:
+        """Who keeps favor card #4 to parry the next revolt marker (``None``: nobody). The session
+        marks each revolt against them, and the revolt they win spends the card."""
+        with self._lock:
+            return {"parry_card": self.cycle.keep_parry_card(player)}
 
     def deploy(self, player: str, armies: int) -> dict[str, Any]:
         with self._lock:
@@ -217,7 +244,8 @@ class Table:
                 "tray_vouched": vouched if vouched and vouched["tray"] == state["tray"] else None,
                 "supply": state["supply"], "board": state["board"], "tray": state["tray"],
                 "tower": state["tower"], "courtiers": state["courtiers"], "round": state["round"],
-                "drop": self.cycle.drop_view(drop["drop_id"]) if drop else None,
+                "parry_card": ses.parry_card_holder(state),
+                "drop": with_notes(self.cycle.drop_view(drop["drop_id"])) if drop else None,
                 "drops_done": state["drops_done"],
                 "conservation": ses.conservation(state),
             }
@@ -227,8 +255,8 @@ class Table:
         """Battle JSON minus what the session knows -> the drop id, the full battle, and the plan."""
         with self._lock:
             planned = self.cycle.plan(battle, check_tray=check_tray)
-            return {"drop_id": planned["drop_id"], "battle": planned["battle"], "plan": planned["plan"],
-                    "assumed_deployed": planned["assumed_deployed"]}
+            return with_notes({"drop_id": planned["drop_id"], "battle": planned["battle"], "plan": planned["plan"],
+                               "assumed_deployed": planned["assumed_deployed"]})
 
     def fill(self) -> dict[str, Any]:
         """Plan the initial fill (players and the Emperor's Court come from the session)."""
@@ -236,27 +264,27 @@ class Table:
 
     def release(self, drop_id: int) -> dict[str, Any]:
         with self._lock:
-            return self.cycle.release(drop_id)
+            return with_notes(self.cycle.release(drop_id))
 
     def correct(self, drop_id: int, counts: dict[str, int], who: str, note: str = "") -> dict[str, Any]:
         with self._lock:
-            return self.cycle.correct(drop_id, counts, who, note)
+            return with_notes(self.cycle.correct(drop_id, counts, who, note))
 
     def confirm(self, drop_id: int, who: str) -> dict[str, Any]:
         """Accept a doubted reading as it is (a correction that changes nothing, kept as such)."""
         with self._lock:
             view = self.cycle.drop_view(drop_id)
             counts = (view.get("reading") or {}).get("cubes", {})
-            return self.cycle.correct(drop_id, counts, who, note="confirmed as read")
+            return with_notes(self.cycle.correct(drop_id, counts, who, note="confirmed as read"))
 
     def reread(self, drop_id: int) -> dict[str, Any]:
         """Read the tray of a doubted drop again (never a new release)."""
         with self._lock:
-            return self.cycle.reread(drop_id)
+            return with_notes(self.cycle.reread(drop_id))
 
     def confirm_release(self, drop_id: int, fell: bool, who: str) -> dict[str, Any]:
         with self._lock:
-            return self.cycle.confirm_release(drop_id, fell, who)
+            return with_notes(self.cycle.confirm_release(drop_id, fell, who))
 
     def cancel(self, drop_id: int) -> dict[str, Any]:
         with self._lock:
@@ -276,7 +304,7 @@ class Table:
 
     def resume(self) -> dict[str, Any] | None:
         with self._lock:
-            return self.cycle.resume()
+            return with_notes(self.cycle.resume())
 
     def court_convert(self, player: str, cubes: int) -> dict[str, Any]:
         with self._lock:
@@ -291,8 +319,12 @@ class Table:
                         card: int | None = None) -> dict[str, Any]:
         """A favor card (#3, #8, #14) or the bonus-card benefit puts ``armies`` of the player's own
         supply into the tray (a short supply pays what it has); recorded as ``tray_placement``."""
+        from engine.decisions import tray_placement_note
+
         with self._lock:
-            return self.cycle.place_into_tray(player, armies, source, who, card)
+            result = self.cycle.place_into_tray(player, armies, source, who, card)
+            note = tray_placement_note(player, result["armies"], result["placed"])
+            return {**result, "notes": [note] if note else []}
 
     def confirm_tray(self, who: str, note: str = "") -> dict[str, Any]:
         """The host vouches that the tray holds what the station expects (the camera misreads it):
@@ -309,7 +341,7 @@ class Table:
     # -- records -----------------------------------------------------------------------------------
     def drop(self, drop_id: int) -> dict[str, Any]:
         with self._lock:
-            return self.cycle.drop_view(drop_id)
+            return with_notes(self.cycle.drop_view(drop_id))
 
     def history(self) -> list[dict[str, Any]]:
         """Every drop of the current session, newest first."""

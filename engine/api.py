@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import decisions
 from engine.errors import BattleInputError, json_path
 from engine.parse import battle_from_json
 from engine.planner import plan_drop
@@ -29,3 +30,16 @@ def resolve(data: dict[str, Any]) -> dict[str, Any]:
         raise BattleInputError("'tray_after' (the tray as read after the drop) is required to resolve a battle", json_path("tray_after"))
     drop = plan_drop(battle)
     return resolve_drop(battle, drop, data["tray_after"]).to_json()
+
+
+def notes(data: dict[str, Any]) -> list[str]:
+    """Where the rulebooks are silent and the engine's decision shapes this battle, one note each.
+
+    For a battle without ``tray_after`` the notes of its drop; with it, also those of its result.
+    Not part of the ``plan``/``resolve`` output (the contract's objects are unchanged); the CLI and
+    the table print them beside it. See :mod:`engine.decisions`.
+    """
+    battle = battle_from_json(data)
+    drop = plan_drop(battle)
+    resolution = resolve_drop(battle, drop, data["tray_after"]) if "tray_after" in data else None
+    return decisions.notes(battle, drop, resolution)

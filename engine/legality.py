@@ -5,8 +5,9 @@ naming the field at fault, before any cube is planned:
 
 * an attack goes into a county the attacker does not control, needs at least
   ``attacking_armies + 1`` armies in the county of origin (one stays behind), cannot target a
-  player made immune by a favor card (#10, #11, #18), nor a county with a church while the event
-  ``churches_safe`` is in play;
+  player made immune by a favor card (#10, #11, #18) to the attack's action (an attack that does
+  not say its action cannot target a player immune to one of the two), nor a county with a church
+  while the event ``churches_safe`` is in play;
 * a county without armies is neutral, so a player's county has at least one army, and a neutral
   county carries no revolt markers and no buildings (both are removed whenever a county falls
   empty);
@@ -19,11 +20,12 @@ naming the field at fault, before any cube is planned:
 
 from __future__ import annotations
 
+from engine.box import cubes_in_counties
 from engine.colours import PALETTE, cubes_in_game
 from engine.counts import Counts, get
 from engine.errors import BattleInputError, json_path
 from engine.events import Event, county_is_safe
-from engine.model import Attack, Battle, InitialFill, Revolt
+from engine.model import Action, Attack, Battle, Immunity, InitialFill, Revolt
 
 
 def check_battle_is_legal(battle: Battle) -> None:
@@ -74,16 +76,37 @@ def _check_attack(attack: Attack) -> None:
                 "set defender to null or give the defending armies",
                 json_path("defending_armies"),
             )
-        if d in attack.context.round.immune:
-            raise BattleInputError(
-                f"{d} cannot be attacked this round: a favor card makes them immune",
-                json_path("defender"),
-            )
+        _check_immunity(attack, d)
     if county_is_safe(attack.context.round.event, attack.buildings):
         raise BattleInputError(
             f"this county has a church and the event '{Event.CHURCHES_SAFE}' makes such counties "
             "safe from attacks this round",
             json_path("event"),
+        )
+
+
+def _check_immunity(attack: Attack, defender: str) -> None:
+    """Favor cards #10, #11, #18: the defender cannot be attacked with action A, B, or either."""
+    immunity = attack.context.round.immune.get(defender)
+    if immunity is None:
+        return
+    if immunity is Immunity.BOTH:
+        raise BattleInputError(
+            f"{defender} cannot be attacked this round: a favor card makes them immune",
+            json_path("defender"),
+        )
+    if attack.action is None:
+        other = Action.B if immunity is Immunity.A else Action.A
+        raise BattleInputError(
+            f"{defender} cannot be attacked with Combat/Movement {immunity} this round (a favor card), "
+            f"so say which action the attack is made with: 'action' {other} is allowed",
+            json_path("action"),
+        )
+    if immunity.protects_against(attack.action):
+        raise BattleInputError(
+            f"{defender} cannot be attacked with Combat/Movement {attack.action} this round: "
+            "a favor card makes them immune to it",
+            json_path("action"),
         )
 
 
@@ -107,22 +130,10 @@ def _check_initial_fill(fill: InitialFill) -> None:
         raise BattleInputError("the tower is empty before the initial fill", json_path("tower_before"))
 
 
-def _county_cubes(battle: Battle) -> dict[str, int]:
-    """Cubes known to stand in the counties involved (origin and contested county)."""
-    cubes: dict[str, int] = {}
-    if isinstance(battle, Attack):
-        cubes[battle.attacker] = battle.origin_armies or battle.attacking_armies
-        if battle.defender is not None:
-            cubes[battle.defender] = battle.defending_armies
-    elif isinstance(battle, Revolt):
-        cubes[battle.defender] = battle.defending_armies
-    return cubes
-
-
 def _check_cubes_exist(battle: Battle) -> None:
     """No colour may be known to hold more cubes than exist, counting each place once."""
     ctx = battle.context
-    places: list[tuple[str, Counts]] = [("counties", _county_cubes(battle)), ("tray_before", ctx.tray_before)]
+    places: list[tuple[str, Counts]] = [("counties", cubes_in_counties(battle)), ("tray_before", ctx.tray_before)]
     if ctx.tower_before is not None:
         places.append(("tower_before", ctx.tower_before))
     if ctx.supply is not None:

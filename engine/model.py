@@ -41,6 +41,25 @@ class Outcome(StrEnum):
     TIE = "tie"
 
 
+class Action(StrEnum):
+    """The two action cards an attack can be made with: Combat/Movement A or B."""
+
+    A = "A"
+    B = "B"
+
+
+class Immunity(StrEnum):
+    """What a favor card #10, #11 or #18 protects its owner against this round."""
+
+    A = "A"
+    B = "B"
+    BOTH = "both"
+
+    def protects_against(self, action: Action) -> bool:
+        """True when an attack made with ``action`` cannot target the card's owner."""
+        return self is Immunity.BOTH or self.value == action.value
+
+
 class CardFate(StrEnum):
     """What happens to the contested county's card."""
 
@@ -53,11 +72,15 @@ class CardFate(StrEnum):
 
 @dataclass(frozen=True)
 class Round:
-    """What the current round brings to every battle: the event, bonus tiles and immunities."""
+    """What the current round brings to every battle: the event, bonus tiles and immunities.
+
+    ``immune`` maps each player holding favor card #10, #11 or #18 this round to the action(s) the
+    card protects against.
+    """
 
     event: Event | None = None
     bonus_tiles: BonusTiles = field(default_factory=BonusTiles)
-    immune: frozenset[str] = frozenset()
+    immune: Mapping[str, Immunity] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -68,11 +91,17 @@ class DropContext:
     tray_before: Mapping[str, int] = field(default_factory=dict)
     supply: Supplies | None = None
     tower_before: Mapping[str, int] | None = None
+    supply_named: frozenset[str] = frozenset()
+    """The colours the ``supply`` map names, 0 included (a colour it forgets is an error, not a 0)."""
 
 
 @dataclass(frozen=True)
 class Attack:
-    """Combat/Movement into a county the attacker does not control (``defender is None``: neutral)."""
+    """Combat/Movement into a county the attacker does not control (``defender is None``: neutral).
+
+    ``action`` is the action card the attack is made with, where the caller says (it matters only
+    against a player immune to one of the two).
+    """
 
     attacker: str
     attacking_armies: int
@@ -82,6 +111,7 @@ class Attack:
     origin_armies: int | None = None
     revolt_markers: int = 0
     buildings: frozenset[Building] = frozenset()
+    action: Action | None = None
 
 
 @dataclass(frozen=True)
@@ -89,7 +119,8 @@ class Revolt:
     """Peasants rising against ``defender`` in one of their counties.
 
     ``unsupplied_counties`` is set for a winter revolt: the supply chart then adds extra peasants
-    and a won revolt adds no revolt marker.
+    and a won revolt adds no revolt marker. ``parry_revolt_marker``: the owner keeps favor card #4
+    to parry the next revolt marker, so a revolt they win adds none (and spends the card).
     """
 
     defender: str
@@ -98,6 +129,7 @@ class Revolt:
     context: DropContext = field(default_factory=DropContext)
     buildings: frozenset[Building] = frozenset()
     unsupplied_counties: int | None = None
+    parry_revolt_marker: bool = False
 
     @property
     def in_winter(self) -> bool:

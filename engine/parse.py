@@ -2,7 +2,8 @@
 
 Shape errors come from :mod:`engine.schema`, rule errors from :mod:`engine.legality`; this module
 only fills in the defaults the contract allows (no revolt markers, no buildings, no event, no bonus
-tiles held, nobody immune, Emperor's Court not in play).
+tiles held, nobody immune, no action named, no favor card #4 kept, Emperor's Court not in play) and
+reads the list form of ``immune`` as immunity to both actions.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from engine.colours import cubes_in_game
 from engine.errors import BattleInputError, json_path
 from engine.events import Event
 from engine.legality import check_battle_is_legal
-from engine.model import Attack, Battle, Building, DropContext, InitialFill, Revolt, Round
+from engine.model import Action, Attack, Battle, Building, DropContext, Immunity, InitialFill, Revolt, Round
 from engine.schema import validate_battle_json
 from engine.supply import Supplies
 
@@ -31,6 +32,13 @@ def _supplies(supply: dict[str, int] | None) -> Supplies | None:
     return Supplies(supply)
 
 
+def _immunities(immune: list[str] | dict[str, str]) -> dict[str, Immunity]:
+    """The list form names players immune to both actions; the map form says which action."""
+    if isinstance(immune, list):
+        return {player: Immunity.BOTH for player in immune}
+    return {player: Immunity(value) for player, value in immune.items()}
+
+
 def _context(data: dict[str, Any]) -> DropContext:
     tiles = data.get("bonus_tiles", {})
     event = data.get("event")
@@ -43,10 +51,11 @@ def _context(data: dict[str, Any]) -> DropContext:
         round=Round(
             event=Event(event) if event is not None else None,
             bonus_tiles=BonusTiles(tiles.get("attack_plus_one"), tiles.get("defence_plus_one")),
-            immune=frozenset(data.get("immune", [])),
+            immune=_immunities(data.get("immune", [])),
         ),
         tray_before=dict(data["tray_before"]),
         supply=_supplies(data.get("supply")),
+        supply_named=frozenset(data.get("supply", {})),
         tower_before=dict(data["tower_before"]) if "tower_before" in data else None,
     )
 
@@ -68,6 +77,7 @@ def battle_from_json(data: object) -> Battle:
             origin_armies=valid.get("origin_armies"),
             revolt_markers=valid.get("revolt_markers", 0),
             buildings=buildings,
+            action=Action(valid["action"]) if "action" in valid else None,
         )
     elif kind in ("revolt", "winter_revolt"):
         battle = Revolt(
@@ -77,6 +87,7 @@ def battle_from_json(data: object) -> Battle:
             context=context,
             buildings=buildings,
             unsupplied_counties=valid["unsupplied_counties"] if kind == "winter_revolt" else None,
+            parry_revolt_marker=valid.get("parry_revolt_marker", False),
         )
     else:
         battle = InitialFill(

@@ -13,13 +13,16 @@ stay in the tray. Then:
   their win is a defender win; the county stays neutral.
 * Revolt: the peasants attack the county's owner. A peasant win or a tie returns every involved
   cube and clears the county (armies, buildings, revolt markers; card to the common supply). A
-  player win puts the survivors back in the county and, outside winter, adds a revolt marker.
+  player win puts the survivors back in the county and, outside winter, adds a revolt marker,
+  unless the owner keeps favor card #4 to parry it (``parry_revolt_marker``), and never beyond the
+  42 markers of the box.
 * Initial fill: every cube in the tray returns to its supply; with the Emperor's Court each player
   first places one courtier per own cube in the tray (at most their 7 courtiers).
 
-Where the rules are silent the engine decides so (recorded here and in the report): a neutral
-county attacked and tied stays neutral with its card in the deck; the revolt markers of a county
-that changes hands stay with the county.
+Where the rules are silent the engine decides so (each decision and the passage it rests on are in
+:mod:`engine.decisions`): a neutral county attacked and tied stays neutral with its card in the
+deck; the revolt markers of a county that changes hands stay with the county; the player winning a
+revolt loses as many armies as peasants came out; a county never holds more than 42 markers.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.box import REVOLT_MARKERS
 from engine.colours import PEASANTS
 from engine.counts import Counts, add, get, nonzero, subtract
 from engine.court import initial_fill_courtiers
@@ -190,6 +194,11 @@ def _resolve_attack(attack: Attack, dropped: Counts, tray: Counts, delta: Counts
     )
 
 
+def revolt_marker_added(revolt: Revolt) -> int:
+    """Markers a revolt the owner wins adds: 1, none in winter, none when favor card #4 parries it."""
+    return 0 if revolt.in_winter or revolt.parry_revolt_marker else 1
+
+
 def _resolve_revolt(revolt: Revolt, dropped: Counts, tray: Counts, delta: Counts) -> Resolution:
     peasants = get(tray, PEASANTS)
     own = get(tray, revolt.defender)
@@ -198,7 +207,7 @@ def _resolve_revolt(revolt: Revolt, dropped: Counts, tray: Counts, delta: Counts
         survivors = own - peasants
         to_county = {revolt.defender: survivors}
         to_supply = subtract(involved, to_county)
-        markers = revolt.revolt_markers + (0 if revolt.in_winter else 1)
+        markers = min(REVOLT_MARKERS, revolt.revolt_markers + revolt_marker_added(revolt))
         county = CountyAfter(revolt.defender, survivors, markers, False, CardFate.KEPT)
         outcome = Outcome.DEFENDER_WINS
     else:

@@ -18,6 +18,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError
 
+from engine.box import REVOLT_MARKERS
 from engine.colours import PALETTE, PLAYER_COLOURS
 from engine.errors import BattleInputError, json_path
 from engine.events import Event
@@ -32,17 +33,28 @@ _COUNT_MAP = {
 }
 _PLAYER = {"enum": list(PLAYER_COLOURS)}
 _PLAYER_OR_NULL = {"enum": [*PLAYER_COLOURS, None]}
+_IMMUNE = {
+    # the list form (immune to both actions) or the map form: player -> the action(s) a favor card
+    # #10, #11 or #18 protects against; "items" applies to the list, "properties" to the map
+    "type": ["array", "object"],
+    "items": _PLAYER,
+    "uniqueItems": True,
+    "properties": {colour: {"enum": ["A", "B", "both"]} for colour in PLAYER_COLOURS},
+    "additionalProperties": False,
+}
 
 # Keys that describe one kind of battle only; every other key may appear in any battle.
 _ONLY_FOR = {
     "attacker": {"attack"},
     "attacking_armies": {"attack"},
+    "action": {"attack"},
     "origin_armies": {"attack"},
     "defender": {"attack", "revolt", "winter_revolt"},
     "defending_armies": {"attack", "revolt", "winter_revolt"},
     "revolt_markers": {"attack", "revolt", "winter_revolt"},
     "buildings": {"attack", "revolt", "winter_revolt"},
     "unsupplied_counties": {"winter_revolt"},
+    "parry_revolt_marker": {"revolt"},
     "players": {"initial_fill"},
     "emperors_court": {"initial_fill"},
 }
@@ -80,10 +92,12 @@ BATTLE_SCHEMA: dict[str, Any] = {
         "battle": {"enum": list(BATTLE_KINDS)},
         "attacker": _PLAYER,
         "attacking_armies": {"type": "integer", "minimum": 1},
+        "action": {"enum": ["A", "B"]},
         "origin_armies": {"type": "integer", "minimum": 2},
         "defender": _PLAYER_OR_NULL,
         "defending_armies": _COUNT,
-        "revolt_markers": _COUNT,
+        "revolt_markers": {"type": "integer", "minimum": 0, "maximum": REVOLT_MARKERS},
+        "parry_revolt_marker": {"type": "boolean"},
         "unsupplied_counties": {"type": "integer", "minimum": 1},
         "buildings": {
             "type": "array",
@@ -96,7 +110,7 @@ BATTLE_SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
             "properties": {"attack_plus_one": _PLAYER_OR_NULL, "defence_plus_one": _PLAYER_OR_NULL},
         },
-        "immune": {"type": "array", "items": _PLAYER, "uniqueItems": True},
+        "immune": _IMMUNE,
         "supply": _COUNT_MAP,
         "players": {"type": "array", "items": _PLAYER, "uniqueItems": True, "minItems": 3, "maxItems": 5},
         "emperors_court": {"type": "boolean"},
@@ -152,8 +166,9 @@ def _sentence(error: ValidationError, data: dict[str, Any]) -> BattleInputError:
         allowed = set(error.schema.get("properties", {}))
         extra = sorted(k for k in error.instance if k not in allowed)[0]
         where = field if parts else "the battle"
-        what = "colour" if error.schema is _COUNT_MAP else "key"
-        hint = f" (colours: {', '.join(PALETTE)})" if what == "colour" else ""
+        what = "colour" if error.schema is _COUNT_MAP or error.schema is _IMMUNE else "key"
+        allowed_colours = PLAYER_COLOURS if error.schema is _IMMUNE else PALETTE
+        hint = f" (colours: {', '.join(allowed_colours)})" if what == "colour" else ""
         return BattleInputError(f"unknown {what} {extra!r} in {where}{hint}", json_path(*parts, extra))
     if error.validator == "not":  # a key forbidden for this kind of battle
         key = parts[-1]
@@ -164,13 +179,17 @@ def _sentence(error: ValidationError, data: dict[str, Any]) -> BattleInputError:
         return BattleInputError(f"{missing!r} is required for {what}", json_path(*parts, missing))
     got = _describe(error.instance)
     if error.validator == "type":
-        wanted = _TYPE_WORDS.get(str(error.validator_value), str(error.validator_value))
+        types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        wanted = " or ".join(_TYPE_WORDS.get(str(t), str(t)) for t in types)
         return BattleInputError(f"{field} must be {wanted}, not {got}", field)
     if error.validator == "enum":
         choices = [str(c) if c is not None else "null" for c in error.validator_value]
         return BattleInputError(f"{field} must be one of {', '.join(choices)}, not {got}", field)
     if error.validator == "minimum":
         return BattleInputError(f"{field} must be at least {error.validator_value}, not {got}", field)
+    if error.validator == "maximum":
+        why = " (the box holds 42 revolt markers)" if parts == ["revolt_markers"] else ""
+        return BattleInputError(f"{field} must be at most {error.validator_value}{why}, not {got}", field)
     if error.validator == "uniqueItems":
         return BattleInputError(f"{field} names the same entry twice", field)
     if error.validator in ("minItems", "maxItems"):

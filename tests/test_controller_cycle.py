@@ -90,7 +90,7 @@ def test_the_plan_takes_the_tray_and_fills_in_the_round(tmp_path: Path) -> None:
     tray = dict(cyc.state["tray"])
     planned = cyc.plan(ATTACK)
     assert planned["battle"]["bonus_tiles"]["attack_plus_one"] == "blue"
-    assert planned["battle"]["immune"] == ["red"]
+    assert planned["battle"]["immune"] == {"red": "both"}  # the round keeps each card; a bare list: both actions
     assert planned["plan"]["from_tray"] == ses.clean(tray)
     assert planned["plan"]["drop"]["blue"] >= 5  # 4 armies + the bonus army (+ any blue in the tray)
 

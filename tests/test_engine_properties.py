@@ -44,8 +44,9 @@ def round_keys(draw: st.DrawFn, players: list[str]) -> dict[str, Any]:
         "tray_before": draw(count_map(PALETTE, small)),
     }
     if draw(st.booleans()):
-        supply = draw(count_map(PLAYER_COLOURS, st.integers(0, 10)))
-        supply.update(draw(count_map((PEASANTS,), st.integers(0, 5))))
+        # the contract's strict `supply` map: one that forgets a colour is an error, so name them all
+        supply = {colour: draw(st.integers(0, 10)) for colour in PLAYER_COLOURS}
+        supply[PEASANTS] = draw(st.integers(0, 5))
         keys["supply"] = supply
     if draw(st.booleans()):
         keys["tower_before"] = draw(count_map(PALETTE, st.integers(0, 5)))

@@ -229,7 +229,7 @@ def test_the_host_starts_a_game_and_sets_the_round(client: TestClient, table: Ta
     rnd = client.post("/api/round", json={"event": "churches_safe", "bonus_tiles": {"attack_plus_one": "black"},
                                           "immune": ["red"]}, headers=pin)
     assert rnd.status_code == 200, rnd.text
-    assert table.status()["round"] == {"event": "churches_safe", "immune": ["red"],
+    assert table.status()["round"] == {"event": "churches_safe", "immune": {"red": "both"},
                                        "bonus_tiles": {"attack_plus_one": "black", "defence_plus_one": None}}
     wrong = client.post("/api/round", json={"bonus_tiles": {"attack_plus_one": "blue"}}, headers=pin)
     assert wrong.status_code == 400 and "blue" in wrong.json()["error"]

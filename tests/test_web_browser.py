@@ -299,7 +299,7 @@ def test_the_host_starts_a_game_and_sets_the_round_from_the_page(browser, tmp_pa
             host.click("#round-submit")
             expect(watcher.locator("#ledger-body .round")).to_contain_text("churches safe")
             expect(watcher.locator("#ledger-body .round")).to_contain_text("attack +1 purple")
-            assert table.status()["round"]["immune"] == ["blue"]
+            assert table.status()["round"]["immune"] == {"blue": "both"}
             assert watcher.evaluate("window.__notReloaded") is True
             host.close()
             watcher.close()

@@ -3,7 +3,9 @@
 Both read one battle as JSON from a file or from standard input (``-``) and print one JSON object
 on standard output: the result and exit 0, or ``{"error": ..., "field": ...}`` and exit 2 for any
 invalid input (unreadable file, malformed JSON, wrong shape, a battle the rules forbid, an
-impossible tray reading). The work is done by :mod:`engine.api`.
+impossible tray reading). Where the rulebooks are silent and the engine's decision shapes the
+battle (``engine.decisions``), a ``note:`` line on standard error says so. The work is done by
+:mod:`engine.api`.
 """
 
 from __future__ import annotations
@@ -89,4 +91,14 @@ def _run(command: str, args: argparse.Namespace) -> int:
         _emit(exc.to_json())
         return EXIT_INVALID
     _emit(result)
+    _tell_notes(data)
     return 0
+
+
+def _tell_notes(data: dict[str, Any]) -> None:
+    """Where the rulebooks are silent and the engine decided, say so on standard error (standard
+    output keeps exactly the contract's one object)."""
+    from engine import api
+
+    for note in api.notes(data):
+        print(f"note: {note}", file=sys.stderr)

@@ -24,6 +24,28 @@ def _players(text: str) -> list[str]:
     return [p.strip() for p in text.split(",") if p.strip()]
 
 
+def _immune(text: str) -> dict[str, str]:
+    """``red=A,blue=both,yellow``: the favor card (#10, #11, #18) each immune player holds; a bare
+    colour is immune to both actions."""
+    out: dict[str, str] = {}
+    for item in _players(text):
+        player, _, protects = item.partition("=")
+        protects = protects.strip() or "both"
+        if protects.upper() in ("A", "B"):
+            protects = protects.upper()
+        if protects not in ("A", "B", "both"):
+            raise argparse.ArgumentTypeError(
+                f"expected PLAYER=A, PLAYER=B or PLAYER=both (or a bare PLAYER: both), got {item!r}")
+        out[player.strip()] = protects
+    return out
+
+
+def _action(text: str) -> str:
+    if text.upper() not in ("A", "B"):
+        raise argparse.ArgumentTypeError(f"the action card is A or B (Combat/Movement A or B), not {text!r}")
+    return text.upper()
+
+
 def _counts(items: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for item in items:
@@ -43,13 +65,22 @@ def register(subparsers: Any) -> None:
     new.add_argument("--emperors-court", action="store_true", help="the Emperor's Court expansion is in play")
     _common(new)
     new.set_defaults(handler=_session_new)
-    rnd = sub.add_parser("round", help="this round's event card, bonus tiles and immune players")
+    rnd = sub.add_parser("round", help="this round's event card, bonus tiles and each immune player's favor card")
     rnd.add_argument("--event", default=None, help="event id, e.g. churches_safe")
     rnd.add_argument("--attack-bonus", default=None, metavar="PLAYER", help="owner of the +1 attack tile")
     rnd.add_argument("--defence-bonus", default=None, metavar="PLAYER", help="owner of the +1 defence tile")
-    rnd.add_argument("--immune", default="", type=_players, help="players who cannot be attacked this round")
+    rnd.add_argument("--immune", default={}, type=_immune, metavar="PLAYER[=A|B|both],...",
+                     help="players a favor card (#10, #11, #18) protects this round against Combat/Movement A, "
+                          "B or both, e.g. red=A,blue=both (a bare colour: both)")
     _common(rnd)
     rnd.set_defaults(handler=_session_round)
+    parry = sub.add_parser("parry", help="who keeps favor card #4 to parry the next revolt marker")
+    who = parry.add_mutually_exclusive_group(required=True)
+    who.add_argument("--player", help="the player keeping favor card #4 (a revolt they win then adds no marker "
+                                      "and spends the card)")
+    who.add_argument("--none", action="store_true", help="nobody keeps it (e.g. spent on a marker placed without a battle)")
+    _common(parry)
+    parry.set_defaults(handler=_session_parry)
     dep = sub.add_parser("deploy", help="armies placed on the map from a supply (negative: taken back)")
     dep.add_argument("--player", required=True)
     dep.add_argument("--armies", required=True, type=int)
@@ -69,6 +100,9 @@ def register(subparsers: Any) -> None:
     attack.add_argument("--origin-armies", type=int, default=None, help="armies in the origin before the move")
     attack.add_argument("--defender", default=None, help="the county's owner (omit for a neutral county)")
     attack.add_argument("--defending", type=int, default=0, help="armies in the county")
+    attack.add_argument("--action", type=_action, default=None, metavar="A|B",
+                        help="the action card of the attack, Combat/Movement A or B (needed where the defender "
+                             "holds a favor card against one of them this round)")
     for p in (attack,):
         _battle_common(p)
     attack.set_defaults(handler=_attack)
@@ -137,6 +171,8 @@ def _attack(args: argparse.Namespace) -> int:
                               "revolt_markers": args.revolt_markers, "buildings": args.buildings}
     if args.origin_armies is not None:
         battle["origin_armies"] = args.origin_armies
+    if args.action is not None:
+        battle["action"] = args.action
     return _drop(args, battle)
 
 
@@ -148,8 +184,16 @@ def _open(args: argparse.Namespace) -> Any:
 
 def _refused(err: Exception) -> int:
     message = getattr(err, "message", None) or str(err)
+    if getattr(err, "field", None) == "$.action" and "say which action" in message:  # the command's flag
+        message += " (give --action A or --action B)"
     print(f"tower: {message}", file=sys.stderr)
     return EXIT_REFUSED
+
+
+def print_notes(out: Any, result: dict[str, Any]) -> None:
+    """The engine's notes: where the rulebooks are silent and its decision shapes this battle."""
+    for note in result.get("notes") or []:
+        out.print(f"[cyan]note:[/] {note}", highlight=False, markup=True)
 
 
 def _guarded(fn: Any) -> Any:
@@ -190,6 +234,15 @@ def _session_round(args: argparse.Namespace) -> int:
 
 
 @_guarded
+def _session_parry(args: argparse.Namespace) -> int:
+    with _open(args) as table:
+        holder = table.keep_parry_card(None if args.none else args.player)["parry_card"]
+        print(f"{holder} keeps favor card #4: the next revolt they win adds no revolt marker and spends it"
+              if holder else "nobody keeps favor card #4")
+    return 0
+
+
+@_guarded
 def _session_deploy(args: argparse.Namespace) -> int:
     from controller.cli._render import console, status_table
 
@@ -209,6 +262,7 @@ def _drop(args: argparse.Namespace, battle: dict[str, Any]) -> int:
             out.print(result_panel(table.resumed))
         planned = table.plan(battle)
         out.print(plan_panel(planned))
+        print_notes(out, planned)
         simulated = table.cycle.sim is not None
         if not simulated and not args.yes:
             buttons = getattr(table.station, "buttons", None)
@@ -225,6 +279,7 @@ def _drop(args: argparse.Namespace, battle: dict[str, Any]) -> int:
                 return 1
         view = table.release(planned["drop_id"])
         out.print(result_panel(view))
+        print_notes(out, {"notes": [n for n in view.get("notes", []) if n not in planned.get("notes", [])]})
         if view["needs_confirmation"]:
             return 3
         if not simulated and not args.yes:
@@ -260,6 +315,7 @@ def _correct(args: argparse.Namespace) -> int:
         else:
             view = table.confirm(args.drop_id, args.who)
         console().print(result_panel(view))
+        print_notes(console(), view)
     return 0
 
 

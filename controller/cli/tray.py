@@ -55,6 +55,8 @@ def _add(args: argparse.Namespace) -> int:
     with _open(args) as table:
         result = table.place_into_tray(args.player, args.armies, args.source, who=args.who, card=args.card)
         print(result["message"])
+        for note in result.get("notes", []):
+            print(f"note: {note}")
         print(json.dumps({"tray": result["tray"], "supply": {args.player: result["supply"]}}))
     return 0
 

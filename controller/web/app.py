@@ -62,7 +62,14 @@ class NewSession(BaseModel):
 class Round(BaseModel):
     event: str | None = Field(default=None, max_length=60)
     bonus_tiles: dict[str, str | None] = Field(default_factory=dict)
-    immune: list[str] = Field(default_factory=list, max_length=5)
+    # player -> "A", "B" or "both" (favor cards #10, #11, #18); a list names players immune to both
+    immune: list[str] | dict[str, str] = Field(default_factory=dict, max_length=5)
+
+
+class ParryCard(BaseModel):
+    """Who keeps favor card #4 to parry the next revolt marker (None: nobody)."""
+
+    player: str | None = Field(default=None, max_length=20)
 
 
 class CourtConversion(BaseModel):
@@ -242,8 +249,13 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
 
     @app.post("/api/round", dependencies=[Depends(_host_only)])
     def set_round(body: Round) -> Any:
-        """This round's event card, bonus tiles and immune players, filled into every battle."""
+        """This round's event card, bonus tiles and each immune player's favor card, filled into every battle."""
         return _change(lambda: table.set_round(body.event or None, body.bonus_tiles, body.immune))
+
+    @app.post("/api/parry", dependencies=[Depends(_host_only)])
+    def keep_parry_card(body: ParryCard) -> Any:
+        """Who keeps favor card #4: the session marks revolts against them, and the one they win spends it."""
+        return _change(lambda: table.keep_parry_card(body.player or None))
 
     @app.post("/api/battles", dependencies=[Depends(_host_only)])
     def plan(battle: dict[str, Any]) -> Any:

@@ -205,6 +205,19 @@ function battleTitle(battle) {
   return kind;
 }
 
+// Where the rulebooks are silent and the engine's decision shapes this battle (engine/decisions.py).
+function notesList(record) {
+  const notes = (record && record.notes) || [];
+  return notes.length ? h("ul", { class: "notice notes", id: "notes" }, notes.map((n) => h("li", { text: n }))) : null;
+}
+
+// The round's immune players as {player: "A" | "B" | "both"} (older records keep a list: both).
+function immunities(round) {
+  const immune = (round || {}).immune || {};
+  return Array.isArray(immune) ? Object.fromEntries(immune.map((p) => [p, "both"])) : immune;
+}
+const PROTECTS = { A: "Combat/Movement A", B: "Combat/Movement B", both: "A and B" };
+
 function funnelView(drop) {
   const plan = drop.plan || {};
   const funnel = plan.drop || drop.funnel || {};
@@ -217,6 +230,7 @@ function funnelView(drop) {
       h("li", {}, h("span", { class: "label", text: "from the supplies" }), ...inline(plan.from_supply)),
       h("li", {}, h("span", { class: "label", text: "from the county" }), ...inline(plan.from_county)),
       h("li", {}, h("span", { class: "label", text: "all of the tray" }), ...inline(plan.from_tray))),
+    notesList(drop),
   ];
   if (S.host) {
     parts.push(h("button", {
@@ -311,6 +325,7 @@ function resultView(record) {
     h("span", {}, correctionTag(record, "corrected-tag"),
       " ", h("span", { class: "tag", text: `drop ${record.drop_id}` }))));
   if (record.summary) parts.push(h("p", { class: "outcome", id: "outcome", text: record.summary }));
+  if (record.resolution) parts.push(notesList(record));
   if (record.needs_confirmation) {
     parts.push(h("div", { class: "notice warn", id: "doubts" },
       h("strong", { text: "The station is not sure of this reading. " }), "Check the photo, then confirm or correct the counts.",
@@ -384,11 +399,28 @@ function battleForm() {
     h("input", { type: "number", name, min: min ?? 0, max: 62, value, inputmode: "numeric", required: true }));
   const fields = [];
   if (S.kind === "attack") {
+    // The action card matters only against a defender whose favor card (#10, #11, #18) protects
+    // against one of the two actions this round: then the page asks for it.
+    const immune = immunities(((S.data && S.data.status) || {}).round);
+    const action = h("label", { class: "field", id: "action-field" }, "Action card",
+      h("select", { name: "action" }, h("option", { value: "A", text: "Combat/Movement A" }), h("option", { value: "B", text: "Combat/Movement B" })));
+    const hint = h("p", { class: "muted", id: "action-hint" });
+    const showAction = (defender) => {
+      const protects = immune[defender];
+      action.hidden = !(protects === "A" || protects === "B");
+      if (!action.hidden) action.querySelector("select").value = protects === "A" ? "B" : "A";
+      hint.textContent = protects === "both" ? `${cap(defender)} cannot be attacked this round (a favor card).`
+        : protects ? `${cap(defender)} cannot be attacked with ${PROTECTS[protects]} this round (a favor card).` : "";
+      hint.hidden = !protects;
+    };
+    const defender = playerSelect("defender", true, ps[1]);
+    defender.addEventListener("change", () => showAction(defender.value));
+    showAction(ps[1]);
     fields.push(h("div", { class: "grid2" },
       h("label", { class: "field" }, "Attacker", playerSelect("attacker", false, ps[0])),
       num("attacking_armies", "Armies moving in", 3, 1),
-      h("label", { class: "field" }, "Defender", playerSelect("defender", true, ps[1])),
-      num("defending_armies", "Armies defending", 2)));
+      h("label", { class: "field" }, "Defender", defender),
+      num("defending_armies", "Armies defending", 2), action), hint);
   } else if (S.kind === "revolt" || S.kind === "winter_revolt") {
     fields.push(h("div", { class: "grid2" },
       h("label", { class: "field" }, "County owner", playerSelect("defender", false, ps[0])),
@@ -420,6 +452,8 @@ function battleForm() {
     if (S.kind === "attack") {
       Object.assign(battle, { attacker: fd.get("attacker"), attacking_armies: int("attacking_armies"),
         defender: fd.get("defender") || null, defending_armies: int("defending_armies") });
+      const actionField = form.querySelector("#action-field");
+      if (actionField && !actionField.hidden) battle.action = fd.get("action");
     } else if (S.kind !== "initial_fill") {
       Object.assign(battle, { defender: fd.get("defender"), defending_armies: int("defending_armies") });
       if (S.kind === "winter_revolt") battle.unsupplied_counties = int("unsupplied_counties");
@@ -507,6 +541,9 @@ function newGameForm() {
 function roundForm() {
   const round = ((S.data && S.data.status) || {}).round || {};
   const tiles = round.bonus_tiles || {};
+  const immune = immunities(round);
+  const court = !!(session() || {}).emperors_court;
+  const parry = ((S.data && S.data.status) || {}).parry_card || "";
   const owner = (name, chosen) => h("select", { name },
     h("option", { value: "", text: "nobody" }), players().map((p) => h("option", { value: p, selected: p === chosen, text: cap(p) })));
   const form = h("form", { class: "battle-form", id: "round-form" },
@@ -517,17 +554,24 @@ function roundForm() {
     h("div", { class: "grid2" },
       h("label", { class: "field" }, "Attack +1 tile", owner("attack_plus_one", tiles.attack_plus_one)),
       h("label", { class: "field" }, "Defence +1 tile", owner("defence_plus_one", tiles.defence_plus_one))),
-    h("fieldset", { class: "checks" }, h("legend", { text: "Cannot be attacked this round" }),
-      players().map((p) => h("label", {}, h("input", { type: "checkbox", name: "immune", value: p, checked: (round.immune || []).includes(p) }), cap(p)))),
+    h("fieldset", { class: "checks" }, h("legend", { text: "Cannot be attacked this round (favor cards #10, #11, #18)" }),
+      players().map((p) => h("label", {}, h("input", { type: "checkbox", name: "immune", value: p, checked: p in immune }), cap(p),
+        h("select", { name: `immune-${p}`, "aria-label": `${cap(p)} is protected against` },
+          Object.entries(PROTECTS).map(([v, t]) => h("option", { value: v, selected: v === (immune[p] || "both"), text: t })))))),
+    court ? h("label", { class: "field" }, "Favor card #4 kept by (parries the next revolt marker)",
+      h("select", { name: "parry_card" }, h("option", { value: "", text: "nobody" }),
+        players().map((p) => h("option", { value: p, selected: p === parry, text: cap(p) })))) : null,
     h("div", { class: "row" },
       h("button", { class: "secondary", type: "button", onclick: () => { S.panel = null; renderLedger(); } }, "Cancel"),
       h("button", { class: "primary", type: "submit", id: "round-submit" }, "Save the round")));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const fd = new FormData(form);
-    const body = { event: fd.get("event") || null, immune: fd.getAll("immune"),
+    const body = { event: fd.get("event") || null,
+      immune: Object.fromEntries(fd.getAll("immune").map((p) => [p, fd.get(`immune-${p}`) || "both"])),
       bonus_tiles: { attack_plus_one: fd.get("attack_plus_one") || null, defence_plus_one: fd.get("defence_plus_one") || null } };
-    const done = await act("Round", "/api/round", body);
+    let done = await act("Round", "/api/round", body);
+    if (done && court && (fd.get("parry_card") || "") !== parry) done = await act("Favor card #4", "/api/parry", { player: fd.get("parry_card") || null });
     if (done) { S.panel = null; await refresh(); }
   });
   return form;
@@ -570,7 +614,7 @@ function trayPlaceForm() {
     const fd = new FormData(form);
     const done = await act("Armies into the tray", "/api/tray/place",
       { player: fd.get("player"), armies: Number(fd.get("armies")), source: fd.get("source"), who: whoAmI() });
-    if (done) { S.panel = null; toast(done.message, done.placed < done.armies); await refresh(); }
+    if (done) { S.panel = null; toast([done.message, ...(done.notes || [])].join(" · "), done.placed < done.armies); await refresh(); }
   });
   return form;
 }
@@ -605,7 +649,9 @@ function renderLedger() {
   body.append(h("div", { class: "round" },
     h("div", {}, h("strong", { text: "Event: " }), round.event ? round.event.replaceAll("_", " ") : "none"),
     h("div", {}, h("strong", { text: "Bonus tiles: " }), `attack +1 ${tiles.attack_plus_one || "–"}, defence +1 ${tiles.defence_plus_one || "–"}`),
-    (round.immune || []).length ? h("div", {}, h("strong", { text: "Immune: " }), round.immune.join(", ")) : null));
+    Object.keys(immunities(round)).length ? h("div", { id: "immune" }, h("strong", { text: "Immune: " }),
+      Object.entries(immunities(round)).map(([p, a]) => `${p} (${PROTECTS[a] || a})`).join(", ")) : null,
+    st.parry_card ? h("div", { id: "parry-card" }, h("strong", { text: "Favor card #4: " }), `${st.parry_card} parries the next revolt marker`) : null));
   if (!S.host) return;
   if (S.panel === "round") { body.append(roundForm()); return; }
   if (S.panel === "game") {
