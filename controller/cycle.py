@@ -103,8 +103,13 @@ class DropCycle:
         return drop
 
     # -- the session -------------------------------------------------------------------------
-    def new_session(self, players: list[str], emperors_court: bool = False) -> dict[str, Any]:
+    def new_session(self, players: list[str], emperors_court: bool = False, force: bool = False) -> dict[str, Any]:
         old = self.store.state()
+        if old is not None and not force and under_way(old):
+            raise SessionError(
+                f"a game is under way (session {old['session_id']}: {', '.join(old['players'])}, "
+                f"{old['drops_done']} drop{'' if old['drops_done'] == 1 else 's'} done): end it first, or start a new "
+                "one anyway with --force (the records keep the old game)")
         if old is not None and old.get("drop") is not None and old["drop"]["phase"] == "resolved":
             # the last battle is over; its clean-up is the emptying that the new session asks for
             self._commit("cleaned", {"tray": None, "why": "a new session: the tray is emptied"},
@@ -223,6 +228,7 @@ class DropCycle:
         data = self.battle_input(deployed, battle)
         if data.get("battle") == "initial_fill" and self.hands is not None:
             self.hands.empty_station()  # after a crash between `session new` and its emptying
+        plan = _engine().plan(data)  # refuse bad input before photographing the tray: check first, then look
         vouched = _vouched(state)
         payload: dict[str, Any] = {}
         if check_tray and vouched is None:
@@ -233,7 +239,6 @@ class DropCycle:
             payload["tray_check"] = {"vouched_by": vouched["who"], "when": vouched["when"]}
         else:
             payload["tray_check"] = "skipped"
-        plan = _engine().plan(data)
         drop_id = state["next_drop_id"]
         new = ses.apply_plan(deployed, drop_id, data, plan)
         new.pop("tray_vouched", None)  # the host's word covers one plan, the tray it vouched for
@@ -378,7 +383,7 @@ class DropCycle:
         bad = {c: n for c, n in counts.items() if c not in ses.colours(state) and n}
         if bad or any((not isinstance(n, int)) or n < 0 for n in counts.values()):
             raise SessionError(f"a correction gives whole numbers >= 0 for the session's colours "
-                               f"({', '.join(ses.colours(state))}), got {counts}")
+                               f"({', '.join(ses.colours(state))}), got {ses.given_counts(counts)}")
         before = drop.get("tray_after") or drop.get("reading", {}).get("cubes", {})
         if drop["phase"] == "resolved":
             state = _undo_resolution(state)
@@ -431,6 +436,8 @@ class DropCycle:
             self._close_or_raise()
             state = self.state
         new, performed, why = ses.court_convert(state, player, cubes)
+        if performed:
+            _carry_vouched(state, new, "court_convert")
         self._commit("court_convert", {"player": player, "cubes": cubes, "performed": performed, "why": why},
                      new if performed else state)
         if performed and self.hands is not None:
@@ -464,7 +471,7 @@ class DropCycle:
             self.hands.fill_tray(new["tray"])
         payload = {"player": player, "armies": armies, "placed": placed, "source": source, "card": card,
                    "who": who, "when": time.time(), "tray": new["tray"]}
-        new.pop("tray_vouched", None)
+        _carry_vouched(state, new, "tray_placement")
         self._commit("tray_placement", payload, new)
         short = f" (the supply held only {placed})" if placed < armies else ""
         return {**payload, "supply": new["supply"].get(player, 0),
@@ -532,6 +539,23 @@ def _vouched(state: dict[str, Any]) -> dict[str, Any] | None:
     return vouched
 
 
+def under_way(state: dict[str, Any]) -> bool:
+    """A game someone would miss: the tower was filled or a drop planned, and it was not ended."""
+    return not state.get("ended") and (bool(state.get("filled")) or state.get("drop") is not None
+                                       or int(state.get("drops_done", 0)) > 0)
+
+
+def _carry_vouched(state: dict[str, Any], new: dict[str, Any], why: str) -> None:
+    """The host's word on the tray survives a change the station itself made to it (a court
+    conversion, armies a card placed): the tray it vouched for, plus that known change, is still
+    vouched for. Without a word in force there is nothing to carry."""
+    vouched = _vouched(state)
+    if vouched is None:
+        new.pop("tray_vouched", None)
+        return
+    new["tray_vouched"] = {**vouched, "tray": clean(new["tray"]), "carried_over": why}
+
+
 def _beam(board: Any) -> int:
     try:
         return int(board.beam_count())
@@ -557,14 +581,15 @@ def _undo_resolution(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def _mismatch_text(check: dict[str, Any]) -> str:
+    """In words, without a command: the CLI adds its commands, the page shows the host's buttons."""
+    from controller.wording import counts_phrase, difference_phrase
+
     if not check["usable"]:
         return f"the tray cannot be read before the battle: {check['reason']}"
-    extra = add(check["seen"], check["expected"], -1)
-    parts = [f"{n:+d} {c}" for c, n in sorted(extra.items())]
     return ("the tray does not hold what the session expects (expected "
-            f"{check['expected'] or 'nothing'}, seen {check['seen'] or 'nothing'}: {', '.join(parts)}); "
-            "clear it before the next battle, or, where the camera misreads it, the host vouches for the tray "
-            "(`tower tray confirm` or `tower tray set COLOUR=N ...`, or the host's buttons on the web page)")
+            f"{counts_phrase(check['expected'])}, seen {counts_phrase(check['seen'])}: "
+            f"{difference_phrase(check['seen'], check['expected'])}); "
+            "clear it before the next battle, or, where the camera misreads it, the host vouches for the tray")
 
 
 def _view(drop: dict[str, Any]) -> dict[str, Any]:
@@ -585,6 +610,9 @@ def _view(drop: dict[str, Any]) -> dict[str, Any]:
         "needs_confirmation": bool(drop.get("needs_confirmation")),
         "doubts": drop.get("doubts", []),
         "corrections": drop.get("corrections", []),
+        # what the tray held as the battle was resolved: the host's correction where there is one
+        "tray_read": (drop["corrections"][-1]["after"] if drop.get("corrections")
+                      else (drop.get("reading") or {}).get("cubes")),
         "summary": summary(drop["battle"], result) if result else None,
         "instructions": instructions(drop["battle"], result) if result else [],
     }

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.wording import counts_phrase, plural
+
 PEASANTS = "green"
 
 
 def _cubes(counts: dict[str, int]) -> str:
-    parts = [f"{n} {'peasant' if c == PEASANTS else c}{'s' if n != 1 and c == PEASANTS else ''}"
-             for c, n in sorted(counts.items()) if n]
-    return ", ".join(parts) if parts else "nothing"
+    """One name per colour: the peasants' cubes are "green" here as on the swatches and in the tables."""
+    return counts_phrase(counts)
 
 
 def _side(battle: dict[str, Any]) -> tuple[str, str]:
@@ -56,7 +57,7 @@ def instructions(battle: dict[str, Any], result: dict[str, Any]) -> list[str]:
         out.append(f"Leave {_cubes(result['tray_remaining'])} in the tray.")
     if result.get("courtiers"):
         for colour, n in sorted(result["courtiers"].items()):
-            out.append(f"{colour.capitalize()} places {n} courtier{'s' if n != 1 else ''} in the Emperor's Court's entrance hall.")
+            out.append(f"{colour.capitalize()} places {plural(n, 'courtier')} in the Emperor's Court's entrance hall.")
     county = result.get("county")
     if county:
         card = {"kept": "The county card stays with its owner.",

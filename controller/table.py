@@ -201,12 +201,12 @@ class Table:
             light.show(state)
 
     # -- the session -------------------------------------------------------------------------------
-    def new_session(self, players: list[str], emperors_court: bool = False) -> dict[str, Any]:
+    def new_session(self, players: list[str], emperors_court: bool = False, force: bool = False) -> dict[str, Any]:
         """A new game. Its record says the tower, the tray and the funnel must be emptied before the
         initial fill (the ledger starts from an empty tower); on a simulated station the simulated
         hands empty them, and ``emptied`` says what they took out (None at a real table)."""
         with self._lock:
-            self.cycle.new_session(players, emperors_court)
+            self.cycle.new_session(players, emperors_court, force)
             return {**self.status(), "emptied": self.cycle.emptied}
 
     def set_round(self, event: str | None = None, bonus_tiles: dict[str, str | None] | None = None,

@@ -57,6 +57,7 @@ class Correction(BaseModel):
 class NewSession(BaseModel):
     players: list[str] = Field(min_length=1, max_length=5)
     emperors_court: bool = False
+    force: bool = False  # the page's New game panel is the host's explicit choice
 
 
 class Round(BaseModel):
@@ -116,7 +117,9 @@ def _client(request: Request) -> str:
 
 def _table_error(err: Exception) -> ApiError:
     """Map the table's errors (which inherit the builtins a caller catches) onto HTTP statuses."""
-    message = getattr(err, "message", None) or str(err) or type(err).__name__
+    from controller.wording import for_page
+
+    message = for_page(getattr(err, "message", None) or str(err) or type(err).__name__)
     field = getattr(err, "field", None)
     if isinstance(err, LookupError):
         return ApiError(404, message, field)
@@ -245,7 +248,7 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
     @app.post("/api/session", dependencies=[Depends(_host_only)])
     def new_session(body: NewSession) -> Any:
         """A new game (``tower session new`` cannot run while the server holds the data directory)."""
-        return _change(lambda: table.new_session(body.players, body.emperors_court))
+        return _change(lambda: table.new_session(body.players, body.emperors_court, body.force))
 
     @app.post("/api/round", dependencies=[Depends(_host_only)])
     def set_round(body: Round) -> Any:

@@ -35,7 +35,7 @@ const colourClass = (c) => (COLOURS.includes(c) ? `c-${c}` : "c-other");
 const cap = (s) => String(s).charAt(0).toUpperCase() + String(s).slice(1);
 const nonzero = (m) => Object.entries(m || {}).filter(([, n]) => Number(n) !== 0);
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-const label = (c) => (c === "green" ? "peasants" : c);
+const label = (c) => c;  // one name per colour: the peasants' cubes are "green" everywhere
 
 function countsOf(reading) {
   if (!reading) return {};
@@ -427,7 +427,7 @@ function battleForm() {
       num("defending_armies", "Armies in the county", 2),
       S.kind === "winter_revolt" ? num("unsupplied_counties", "Unsupplied counties", 1, 1) : null));
   } else {
-    fields.push(h("p", {}, "The first drop of the game: 7 cubes of every player and 10 peasants. ",
+    fields.push(h("p", {}, "The first drop of the game: 7 cubes of every player and 10 green (the peasants). ",
       ses.emperors_court ? "Courtiers go to the entrance hall from the tray." : ""));
   }
   if (S.kind !== "initial_fill") {
@@ -527,7 +527,7 @@ function newGameForm() {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const fd = new FormData(form);
-    const done = await act("New game", "/api/session", { players: fd.getAll("players"), emperors_court: fd.get("emperors_court") === "on" });
+    const done = await act("New game", "/api/session", { players: fd.getAll("players"), emperors_court: fd.get("emperors_court") === "on", force: true });
     if (done) {
       S.panel = null;
       toast(done.emptied ? "Game started; the simulated hands emptied the tower and the tray."
@@ -681,7 +681,7 @@ function renderHistory() {
       h("div", {},
         h("div", { class: "what" }, `${d.drop_id}. ${battleTitle(d.battle)} `, correctionTag(d, null)),
         h("div", { text: d.summary || `(${d.phase})` }),
-        h("div", { class: "meta" }, inline(countsOf(d.reading))))));
+        h("div", { class: "meta" }, inline(d.tray_read || countsOf(d.reading))))));
   }
 }
 
