@@ -89,7 +89,7 @@ def test_the_session_names_every_colour_of_the_supply_and_an_empty_one_adds_noth
     planned = table.plan(neutral)
     assert planned["battle"]["supply"]["green"] == 0
     assert "green" not in planned["plan"]["from_supply"]
-    assert any("only 0 of 1 peasants could be added" in n and "rulebooks are silent" in n for n in planned["notes"])
+    assert any("only 0 of 1 peasant could be added" in n and "rulebooks are silent" in n for n in planned["notes"])
     table.cancel(planned["drop_id"])
 
 
