@@ -173,3 +173,21 @@ def test_the_page_itself_shows_no_shell_command() -> None:
     for source in (script, html):
         shown = re.findall(r"[\"'`]([^\"'`\n]*\btower (?:tray|session|fill|battle|correct|court|serve)[^\"'`\n]*)", source)
         assert not shown, shown
+
+
+def test_tower_version_and_a_closed_pipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+    import sys
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and re.match(r"tower \d+\.\d+", capsys.readouterr().out)
+    with Table.open(data_dir=tmp_path, reader="direct") as table:
+        table.new_session(["red", "blue", "yellow"])
+        for _ in range(300):
+            table.deploy("red", 1)
+            table.deploy("red", -1)
+    proc = subprocess.run(f"{sys.executable} -m controller log --json --data-dir {tmp_path} | head -n 1",
+                          shell=True, capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert json.loads(proc.stdout)["kind"] == "session_new"
+    assert "Broken pipe" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

@@ -216,6 +216,8 @@ def _guarded(fn: Any) -> Any:
     def run(args: argparse.Namespace, *more: Any) -> int:
         try:
             return int(fn(args, *more) or 0)
+        except BrokenPipeError:  # the reader of our output left (`| head`): not the table's error
+            raise
         except (ValueError, RuntimeError, OSError) as err:  # the table's errors name the problem
             return _refused(err, getattr(args, "flag_names", None))
     return run
