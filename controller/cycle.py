@@ -91,6 +91,10 @@ class DropCycle:
 
     def _commit(self, kind: str, payload: dict[str, Any], state: dict[str, Any], drop_id: int | None = None,
                 images: dict[str, Any] | None = None) -> None:
+        if kind in UNDOABLE and payload.get("performed", True):
+            state = _with_undo(self.store.state(), state, kind, payload)
+        elif kind == "intent":  # a battle ends what can be undone: its cubes fell on the state before it
+            state = {k: v for k, v in state.items() if k != "undo"}
         self.store.append(kind, payload, drop_id=drop_id, images=images, state=state)
         self.on_event({"type": kind, "drop_id": drop_id,
                        "phase": (state.get("drop") or {}).get("phase") if drop_id is not None else None})
@@ -217,6 +221,8 @@ class DropCycle:
 
     def plan(self, battle: dict[str, Any], *, check_tray: bool = True) -> dict[str, Any]:
         state = self.state
+        if state.get("ended"):
+            raise SessionError(f"session {state['session_id']} has ended: start a new game for more battles")
         if state["drop"] is not None and state["drop"]["phase"] == "resolved":
             self._close_or_raise()
             state = self.state
@@ -521,6 +527,60 @@ class DropCycle:
             return {"usable": False, "reason": str(exc)}
         return {"usable": bool(obs.usable), "seen": clean(obs.cubes), "reason": obs.reason}
 
+    # -- undo and the game's end -------------------------------------------------------------------
+    def undo(self, who: str) -> dict[str, Any]:
+        """Undo the last between-battle action (a round's settings, a deployment, a court conversion or
+        return, armies placed into the tray, favor card #4, a wrong new session): the state goes back
+        to what it was before it, and an ``undo`` record says so. Nothing is erased: the undone record
+        stays in the log, and the undo is one more record, like a correction. A battle cannot be
+        undone (its cubes fell): correct its reading instead."""
+        if not who or not str(who).strip():
+            raise SessionError("say who undoes it")
+        state = self.state
+        stack = list(state.get("undo") or [])
+        if state["drop"] is not None and state["drop"]["phase"] != "resolved":
+            raise DropError(f"drop {state['drop']['drop_id']} is in flight: finish it first")
+        if not stack:
+            raise SessionError("there is nothing to undo since the last battle (a battle itself is never undone: "
+                               "correct its reading instead)")
+        last = stack.pop()
+        restored = {**last["before"], "undo": stack}
+        if last["kind"] == "session_new":  # the old game comes back; drop ids stay unique
+            restored["next_drop_id"] = max(restored["next_drop_id"], state["next_drop_id"])
+        else:  # a resolved drop waiting for its clean-up (or cleaned since) stays as it is
+            for key in ("drop", "drops_done", "next_drop_id"):
+                restored[key] = state[key]
+        payload = {"who": who, "when": time.time(), "undoes": last["kind"], "text": f"undone: {last['text']}"}
+        self.store.append("undo", payload, state=restored)
+        self.on_event({"type": "undo", "drop_id": None, "phase": None})
+        if self.hands is not None and restored.get("drop") is None:
+            self.hands.clear_tray(restored["tray"])  # the simulated hands put the tray back as it was
+            self.hands.fill_tray(restored["tray"])
+        return {**payload, "message": payload["text"]}
+
+    def end_session(self, who: str) -> dict[str, Any]:
+        """The game ends: a summary (battles, who won what, armies lost, the tower's contents) is
+        recorded as ``session_end`` and kept in the state for the page. A resolved drop still
+        waiting for the tray to be cleared is closed first; one in flight must be finished."""
+        from controller.game_end import summarise
+
+        state = self.state
+        if state.get("ended"):
+            raise SessionError(f"session {state['session_id']} has ended already")
+        drop = state["drop"]
+        if drop is not None and drop["phase"] == "resolved":
+            self._commit("cleaned", {"tray": None, "why": "the game ends"}, ses.finish_drop(state),
+                         drop_id=drop["drop_id"])
+            state = self.state
+        elif drop is not None:
+            raise DropError(f"drop {drop['drop_id']} is still in flight (phase {drop['phase']}): finish it first")
+        summary = summarise(state, self.store.records())
+        new = {k: v for k, v in state.items() if k != "undo"}
+        new["ended"] = {"who": who, "when": time.time(), "summary": summary}
+        self._commit("session_end", {"who": who, "session_id": state["session_id"], "summary": summary,
+                                     "text": summary["text"]}, new)
+        return new["ended"]
+
     # -- views -------------------------------------------------------------------------------------
     def drop_view(self, drop_id: int) -> dict[str, Any]:
         """A drop as the facade returns it (the drop in flight, or a closed one from the records)."""
@@ -537,6 +597,25 @@ def _vouched(state: dict[str, Any]) -> dict[str, Any] | None:
     if vouched is None or clean(vouched["tray"]) != clean(state["tray"]):
         return None
     return vouched
+
+
+UNDOABLE = ("round", "parry_card", "deploy", "court_convert", "court_return", "tray_placement", "session_new")
+"""Between-battle actions that ``DropCycle.undo`` can take back (never a drop's own records)."""
+
+UNDO_DEPTH = 20
+
+
+def _with_undo(old: dict[str, Any] | None, new: dict[str, Any], kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """``new`` with the state before this action pushed onto its undo stack (the first session has no
+    state before it, so it cannot be undone)."""
+    from controller.wording import action_phrase
+
+    if old is None:
+        return new
+    before = {k: v for k, v in old.items() if k != "undo"}
+    stack = [] if kind == "session_new" else list(old.get("undo") or [])
+    entry = {"kind": kind, "text": action_phrase(kind, payload), "before": before}
+    return {**new, "undo": [*stack, entry][-UNDO_DEPTH:]}
 
 
 def under_way(state: dict[str, Any]) -> bool:

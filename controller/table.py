@@ -248,6 +248,9 @@ class Table:
                 "drop": with_notes(self.cycle.drop_view(drop["drop_id"])) if drop else None,
                 "drops_done": state["drops_done"],
                 "conservation": ses.conservation(state),
+                # the game's end (``tower session end``) and the between-battle action an undo takes back
+                "ended": state.get("ended"),
+                "undo": (state.get("undo") or [{}])[-1].get("text") if state.get("undo") else None,
             }
 
     # -- the drop cycle ----------------------------------------------------------------------------
@@ -337,6 +340,16 @@ class Table:
         supplies, and the next plan trusts it. Recorded as ``tray_corrected``."""
         with self._lock:
             return self.cycle.tray_override(counts, who, note)
+
+    def undo(self, who: str) -> dict[str, Any]:
+        """Take back the last between-battle action (recorded as an ``undo``; nothing is erased)."""
+        with self._lock:
+            return self.cycle.undo(who)
+
+    def end_session(self, who: str) -> dict[str, Any]:
+        """The game's end: its summary, recorded as ``session_end``."""
+        with self._lock:
+            return self.cycle.end_session(who)
 
     # -- records -----------------------------------------------------------------------------------
     def drop(self, drop_id: int) -> dict[str, Any]:

@@ -146,3 +146,23 @@ def for_page(message: str) -> str:
     for pattern, words in _PAGE_COMMANDS:
         text = pattern.sub(words, text)
     return text
+
+
+def action_phrase(kind: str, payload: Mapping[str, Any]) -> str:
+    """A between-battle action in words, for the undo that names what it takes back."""
+    p = payload
+    if kind == "round":
+        return f"the round's settings ({round_phrase(p)})"
+    if kind == "deploy":
+        return f"{p.get('player')} deploys {plural(int(p.get('armies', 0)), 'army', 'armies')}"
+    if kind == "court_convert":
+        return str(p.get("why") or f"{p.get('player')}'s court conversion")
+    if kind == "court_return":
+        return f"{p.get('player')} takes {plural(int(p.get('courtiers', 0)), 'courtier')} back"
+    if kind == "tray_placement":
+        return f"{p.get('player')} places {plural(int(p.get('placed', 0)), 'army', 'armies')} into the tray"
+    if kind == "parry_card":
+        return f"{p.get('player')} keeps favor card #4" if p.get("player") else "nobody keeps favor card #4"
+    if kind == "session_new":
+        return f"the new game of {', '.join(p.get('players', []))} (session {p.get('session_id')})"
+    return kind.replace("_", " ")

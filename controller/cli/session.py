@@ -90,6 +90,20 @@ def register(subparsers: Any) -> None:
     who.add_argument("--none", action="store_true", help="nobody keeps it (e.g. spent on a marker placed without a battle)")
     _common(parry)
     parry.set_defaults(handler=_session_parry)
+    end = sub.add_parser("end", help="the game ends: a summary of its battles, kept in the records")
+    end.add_argument("--who", default="host", help="who ends the game (kept in the record)")
+    end.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    _common(end)
+    end.set_defaults(handler=_session_end)
+    undo = sub.add_parser("undo", help="take back the last between-battle action (recorded; nothing is erased)",
+                          description="Take back the last between-battle action: a round's settings, a "
+                                      "deployment, a court conversion or return, armies placed into the tray, "
+                                      "favor card #4, or a new session started by mistake. The undo is one more "
+                                      "record; the undone one stays in the log. A battle is never undone: "
+                                      "correct its reading instead (tower correct).")
+    undo.add_argument("--who", default="host", help="who undoes it (kept in the record)")
+    _common(undo)
+    undo.set_defaults(handler=_session_undo)
     dep = sub.add_parser("deploy", help="armies placed on the map from a supply (negative: taken back)")
     dep.add_argument("--player", required=True, type=_colour)
     dep.add_argument("--armies", required=True, type=int)
@@ -239,6 +253,38 @@ def _session_new(args: argparse.Namespace) -> int:
         else:
             console().print("[bold]Empty the tower[/] (turn it over and shake it), [bold]the tray and the funnel[/] "
                             "before `tower fill`: the tower ledger starts from an empty tower.")
+    return 0
+
+
+@_guarded
+def _session_end(args: argparse.Namespace) -> int:
+    with _open(args) as table:
+        ended = table.end_session(args.who)
+    if args.json:
+        print(json.dumps(ended["summary"]))
+        return 0
+    print_game_end(ended["summary"])
+    return 0
+
+
+def print_game_end(summary: dict[str, Any]) -> None:
+    from controller.cli._render import console, counts_text
+
+    out = console()
+    out.print(f"[bold]The game's end[/] (session {summary['session_id']}): {summary['text']}")
+    for row in summary["battles"]:
+        out.print(f"  drop {row['drop_id']}: {row['text']}", highlight=False)
+    out.print("in the tower: ", counts_text(summary["tower"]))
+
+
+@_guarded
+def _session_undo(args: argparse.Namespace) -> int:
+    from controller.cli._render import console, status_table
+
+    with _open(args) as table:
+        done = table.undo(args.who)
+        print(done["message"])
+        console().print(status_table(table.status()))
     return 0
 
 
