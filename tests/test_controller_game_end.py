@@ -131,3 +131,28 @@ def test_history_shows_the_corrected_reading(tmp_path: Path) -> None:
         table.clean()
         shown = table.history()[0]
         assert shown["tray_read"] == ses.clean(corrected) and shown["reading"]["cubes"] == read
+
+
+def test_the_page_api_undoes_and_ends_the_game(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from controller.web.access import PIN_HEADER, HostAccess
+    from controller.web.app import create_app
+
+    with Table.open(data_dir=tmp_path, reader="direct") as table:
+        _ready(table)
+        with TestClient(create_app(table, table.data_dir, HostAccess("1234"))) as client:
+            assert client.post("/api/undo", json={"who": "anna"}).status_code == 403  # the host only
+            client.headers[PIN_HEADER] = "1234"
+            client.post("/api/round", json={"event": "churches_safe"}).raise_for_status()
+            assert client.get("/api/state").json()["status"]["undo"].startswith("the round's settings")
+            undone = client.post("/api/undo", json={"who": "anna"}).json()
+            assert undone["message"].startswith("undone: the round's settings")
+            assert client.get("/api/state").json()["status"]["round"]["event"] is None
+            client.post("/api/battles", json=ATTACK).raise_for_status()
+            refused = client.post("/api/session/end", json={"who": "anna"})
+            assert refused.status_code == 400 and "still in flight" in refused.json()["error"]
+            client.post(f"/api/drops/{table.status()['drop']['drop_id']}/release").raise_for_status()
+            ended = client.post("/api/session/end", json={"who": "anna"}).json()
+            assert ended["summary"]["kinds"] == {"attack": 1}
+            assert client.get("/api/state").json()["status"]["ended"]["summary"] == ended["summary"]

@@ -255,6 +255,16 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         """This round's event card, bonus tiles and each immune player's favor card, filled into every battle."""
         return _change(lambda: table.set_round(body.event or None, body.bonus_tiles, body.immune))
 
+    @app.post("/api/undo", dependencies=[Depends(_host_only)])
+    def undo(body: Confirmation) -> Any:
+        """Take back the last between-battle action (an undo record; nothing is erased)."""
+        return _change(lambda: table.undo(body.who))
+
+    @app.post("/api/session/end", dependencies=[Depends(_host_only)])
+    def end_session(body: Confirmation) -> Any:
+        """The game's end: its summary is recorded and shown to everyone."""
+        return _change(lambda: table.end_session(body.who))
+
     @app.post("/api/parry", dependencies=[Depends(_host_only)])
     def keep_parry_card(body: ParryCard) -> Any:
         """Who keeps favor card #4: the session marks revolts against them, and the one they win spends it."""

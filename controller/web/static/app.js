@@ -166,6 +166,7 @@ function renderBattle(force) {
     else card.append(h("p", { text: "Waiting for the host to start a game." }));
     return;
   }
+  if (S.data.status.ended) { card.append(...gameEndView(S.data.status.ended)); return; }
   const drop = currentDrop();
   const phase = drop && drop.phase;
   if (S.releasing) { card.append(progressView(S.releasing.step, drop)); return; }
@@ -193,6 +194,40 @@ function renderBattle(force) {
   } else if (!S.host) {
     card.append(h("p", { class: "muted", text: "Waiting for the host to start the next battle." }));
   }
+}
+
+// -- the game's end ---------------------------------------------------------------------------------
+function gameEndView(ended) {
+  const sum = ended.summary || {};
+  const wins = Object.entries(sum.wins || {}).sort((a, b) => b[1] - a[1]);
+  const out = [h("h2", { id: "game-end-title", text: "The game's end" }),
+    h("p", { class: "summary", id: "game-end-text", text: `${plural((sum.battles || []).length, "battle", "battles")} in this game.` }),
+    h("div", { class: "game-end", id: "game-end" },
+      h("h3", { text: "Who won what" }),
+      wins.length ? h("ul", {}, wins.map(([who, n]) => h("li", { "data-winner": who }, `${cap(who)}: ${plural(n, "battle", "battles")}`)))
+        : h("p", { class: "muted", text: "No battle was won." }),
+      h("h3", { text: "Armies lost" }), swatches(sum.armies_lost || {}),
+      h("h3", { text: "In the tower" }), swatches(sum.tower || {}),
+      h("h3", { text: "The battles" }),
+      h("ol", { class: "game-end-battles" }, (sum.battles || []).map((b) => h("li", { text: `${b.drop_id}. ${b.text}` }))))];
+  if (S.host) {
+    out.push(h("h3", { text: "A new game" }), newGameForm());
+  } else {
+    out.push(h("p", { class: "muted", text: "Waiting for the host to start a new game." }));
+  }
+  return out;
+}
+
+async function undoLast(text) {
+  if (!confirm(`Undo: ${text}?`)) return;
+  const done = await act("Undo", "/api/undo", { who: "host" });
+  if (done) { toast(cap(done.message)); await refresh(); }
+}
+
+async function endGame() {
+  if (!confirm("End the game? Its summary is kept in the records.")) return;
+  const done = await act("End the game", "/api/session/end", { who: "host" });
+  if (done) { toast("The game has ended."); await refresh(); }
 }
 
 function battleTitle(battle) {
@@ -665,7 +700,10 @@ function renderLedger() {
     h("button", { class: "secondary", type: "button", id: "round-open", onclick: () => { S.panel = "round"; renderLedger(); } }, "Set the round"),
     court ? h("button", { class: "secondary", type: "button", id: "court-open", onclick: () => { S.panel = "court"; renderLedger(); } }, "Dice-tower card") : null,
     session().filled ? h("button", { class: "secondary", type: "button", id: "tray-open", onclick: () => { S.panel = "tray"; renderLedger(); } }, "Armies into the tray") : null,
-    h("button", { class: "secondary", type: "button", id: "game-open", onclick: () => { S.panel = "game"; renderLedger(); } }, "New game")));
+    h("button", { class: "secondary", type: "button", id: "game-open", onclick: () => { S.panel = "game"; renderLedger(); } }, "New game"),
+    st.undo ? h("button", { class: "secondary", type: "button", id: "undo", title: `Undo: ${st.undo}`, onclick: () => undoLast(st.undo) }, "Undo") : null,
+    session().filled && !st.ended && (!currentDrop() || currentDrop().phase === "resolved") ? h("button", { class: "secondary", type: "button", id: "end-game", onclick: endGame }, "End the game") : null));
+  if (st.undo) body.append(h("p", { class: "muted", id: "undo-what", text: `Undo takes back: ${st.undo}` }));
 }
 
 function renderHistory() {
