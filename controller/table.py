@@ -31,8 +31,12 @@ class StationBusy(RuntimeError):
 
 
 def _lock_data_dir(data_dir: Path) -> int:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(data_dir / ".tower.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(data_dir / ".tower.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:  # a read-only directory or a full disk: say so before anything moves
+        raise RecordsError(f"cannot use {data_dir} for the records ({exc.strerror or exc}): the station cannot "
+                           "record battles; `tower status` and `tower log` can still read them") from exc
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -125,7 +129,7 @@ class Table:
             os.close(lock_fd)
             raise
         table = cls(store, cycle, station=station, config=cfg, lock_fd=lock_fd)
-        if resume:
+        if resume and store.damage is None:  # damaged records: read-only until acknowledged, no resuming
             try:
                 table.resumed = table.resume()
             except BaseException:  # e.g. the camera fails while finishing the drop: the records keep it
@@ -205,7 +209,7 @@ class Table:
         with self._lock:
             state = self.store.state()
             if state is None:
-                return {"session": None, "drop": None}
+                return {"session": None, "drop": None, "records": self.records_health()}
             drop = state["drop"]
             vouched = state.get("tray_vouched")
             return {
@@ -220,7 +224,16 @@ class Table:
                 "drop": self.cycle.drop_view(drop["drop_id"]) if drop else None,
                 "drops_done": state["drops_done"],
                 "conservation": ses.conservation(state),
+                "records": self.records_health(),
             }
+
+    def records_health(self) -> dict[str, Any]:
+        """Whether the station may write: damaged records make it read-only until acknowledged."""
+        damage = self.store.damage
+        return {"read_only": damage is not None, "problem": damage.problem if damage else None,
+                "bad_seq": damage.bad_seq if damage else None,
+                "problems": len(damage.problems) if damage else 0,
+                "message": self.store.read_only_reason}
 
     # -- the drop cycle ----------------------------------------------------------------------------
     def plan(self, battle: dict[str, Any], *, check_tray: bool = True) -> dict[str, Any]:
@@ -337,20 +350,50 @@ class Table:
         with self._lock:
             return self.store.verify().as_dict()
 
+    def acknowledge(self, who: str, note: str = "") -> dict[str, Any]:
+        """The host acknowledges the damage a verification found; the station writes again. The
+        acknowledgement is a record naming who and which problems (``damage_acknowledged``)."""
+        with self._lock:
+            before = self.store.acknowledge(who, note)
+            self._publish({"type": "damage_acknowledged", "drop_id": None})
+            return {**before.as_dict(), "records_now": self.records_health()}
+
 
 def open_records(data_dir: str | Path) -> RecordStore:
     """The records alone (``tower log``): no devices are opened, no lock is taken for reading."""
     path = Path(data_dir)
     if not (path / "records.sqlite3").exists():
         raise RecordsError(f"there are no records in {path}")
-    return RecordStore.open(path)
+    return RecordStore.open(path, read_only=True)
 
 
 def read_only(data_dir: str | Path) -> Table:
     """A table over the records alone, for looking (``tower status``, ``tower log``) while another
     process (the web server) holds the station: no devices, no lock, no resuming."""
     store = open_records(data_dir)
+    try:
+        store.verify(images=False)  # so that the status says whether the station is read-only
+    except BaseException:
+        store.close()
+        raise
     return Table(store, DropCycle(store, funnel=None, reader=None))
+
+
+def acknowledge_damage(data_dir: str | Path, who: str, note: str = "") -> dict[str, Any]:
+    """``tower log acknowledge``: the records alone, under the station's lock (never beside a running
+    server, which offers the same on its page)."""
+    path = Path(data_dir)
+    if not (path / "records.sqlite3").exists():
+        raise RecordsError(f"there are no records in {path}")
+    lock_fd = _lock_data_dir(path)
+    try:
+        store = RecordStore.open(path)
+        try:
+            return Table(store, DropCycle(store, funnel=None, reader=None)).acknowledge(who, note)
+        finally:
+            store.close()
+    finally:
+        os.close(lock_fd)
 
 
 def records_dir(config_path: str | Path | None, data_dir: str | Path | None) -> Path:
