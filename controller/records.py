@@ -83,7 +83,14 @@ class RecordsReadOnly(RecordsError):
 
 
 class RecordsWriteError(OSError):
-    """A record could not be written (a full disk, a read-only file); nothing of it was kept."""
+    """A record could not be written (a full disk, a read-only file); nothing of it was kept.
+
+    ``str()`` is the message alone (no "[Errno N]"); ``errno`` says which OS error it was."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.errno = code
+        self.strerror = message
 
 
 #: The record that acknowledges damage; the only one a damaged store still writes.
@@ -224,9 +231,12 @@ class RecordStore:
         if missing:
             conn.close()
             raise RecordsError(f"{path} is damaged: table(s) {', '.join(sorted(missing))} missing")
-        try:  # a read-only file opens without complaint; the first write would fail
+        try:  # a read-only file opens without complaint; the first write would fail (nothing is kept)
             conn.execute("BEGIN IMMEDIATE")
-            conn.execute("ROLLBACK")
+            try:
+                conn.execute("UPDATE chain_head SET seq=seq WHERE id=1")
+            finally:
+                conn.execute("ROLLBACK")
         except sqlite3.OperationalError as exc:
             conn.close()
             raise RecordsError(f"{path} cannot be written ({_reason(exc)}): the station cannot record "

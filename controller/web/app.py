@@ -21,6 +21,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response, StreamingRes
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from controller.records import RecordsReadOnly
 from controller.web.access import (
     COOKIE_NAME,
     CSRF_HEADER,
@@ -98,6 +99,11 @@ class ReleaseAnswer(BaseModel):
     who: str = Field(default="host", min_length=1, max_length=40)
 
 
+class Acknowledgement(BaseModel):
+    who: str = Field(min_length=1, max_length=40)
+    note: str = Field(default="", max_length=200)
+
+
 class ApiError(Exception):
     def __init__(self, status: int, message: str, field: str | None = None,
                  extra: dict[str, Any] | None = None) -> None:
@@ -114,6 +120,8 @@ def _table_error(err: Exception) -> ApiError:
     """Map the table's errors (which inherit the builtins a caller catches) onto HTTP statuses."""
     message = getattr(err, "message", None) or str(err) or type(err).__name__
     field = getattr(err, "field", None)
+    if isinstance(err, RecordsReadOnly):  # damaged records: nothing is written until the host acknowledges
+        return ApiError(423, message, field)
     if isinstance(err, LookupError):
         return ApiError(404, message, field)
     if isinstance(err, ValueError):
@@ -339,6 +347,13 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         """Finish a drop whose reading failed (a camera error): read the tray again, never release."""
         result = _change(table.resume)
         hub.publish({"type": "web_resumed", "drop_id": (result or {}).get("drop_id")})
+        return result
+
+    @app.post("/api/records/acknowledge", dependencies=[Depends(_host_only)])
+    def acknowledge(body: Acknowledgement) -> Any:
+        """The host has seen the damage a verification found: recorded, and the station writes again."""
+        result = _change(lambda: table.acknowledge(body.who, body.note))
+        hub.publish({"type": "damage_acknowledged", "drop_id": None})
         return result
 
     return app
