@@ -59,6 +59,10 @@ def _serve(args: argparse.Namespace) -> int:
         app = create_app(table, data_dir, HostAccess(pin), allowed_hosts=args.allow_host, listen_host=args.host)
         shown = "localhost" if args.host in ("0.0.0.0", "::") else args.host
         print(f"Serving the table on http://{shown}:{args.port}/ (listening on {args.host})")
+        from controller.web.guard import machine_names
+
+        names = sorted(machine_names(args.host) | set(args.allow_host))
+        print(f"Answering requests sent to: {', '.join(names)} (more with --allow-host NAME)")
         print(f"Host PIN: {pin}", flush=True)
         # Under systemd (Type=notify, WatchdogSec): READY now that the devices are open, then
         # WATCHDOG pings only while they stay healthy (docs/raspberry-pi.md). A no-op elsewhere.
