@@ -15,15 +15,33 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import os
 import queue
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from controller import session as ses
 from controller.cycle import DropCycle, closed_drop_view
-from controller.records import RecordsError, RecordStore
+from controller.records import RecordsError, RecordsReadOnly, RecordStore
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _writes(method: F) -> F:
+    """A change to the table: refused at once, naming the damage, while damaged records keep the
+    station read-only (rather than failing for another reason first, or half-way)."""
+
+    @functools.wraps(method)
+    def guarded(self: Table, *args: Any, **kwargs: Any) -> Any:
+        reason = self.store.read_only_reason
+        if reason is not None:
+            raise RecordsReadOnly(reason)
+        return method(self, *args, **kwargs)
+
+    return guarded  # type: ignore[return-value]
 
 
 class StationBusy(RuntimeError):
@@ -187,6 +205,7 @@ class Table:
             light.show(state)
 
     # -- the session -------------------------------------------------------------------------------
+    @_writes
     def new_session(self, players: list[str], emperors_court: bool = False) -> dict[str, Any]:
         """A new game. Its record says the tower, the tray and the funnel must be emptied before the
         initial fill (the ledger starts from an empty tower); on a simulated station the simulated
@@ -195,11 +214,13 @@ class Table:
             self.cycle.new_session(players, emperors_court)
             return {**self.status(), "emptied": self.cycle.emptied}
 
+    @_writes
     def set_round(self, event: str | None = None, bonus_tiles: dict[str, str | None] | None = None,
                   immune: list[str] | None = None) -> dict[str, Any]:
         with self._lock:
             return self.cycle.set_round(event, bonus_tiles, immune)
 
+    @_writes
     def deploy(self, player: str, armies: int) -> dict[str, Any]:
         with self._lock:
             self.cycle.deploy(player, armies)
@@ -236,6 +257,7 @@ class Table:
                 "message": self.store.read_only_reason}
 
     # -- the drop cycle ----------------------------------------------------------------------------
+    @_writes
     def plan(self, battle: dict[str, Any], *, check_tray: bool = True) -> dict[str, Any]:
         """Battle JSON minus what the session knows -> the drop id, the full battle, and the plan."""
         with self._lock:
@@ -247,14 +269,17 @@ class Table:
         """Plan the initial fill (players and the Emperor's Court come from the session)."""
         return self.plan({"battle": "initial_fill"})
 
+    @_writes
     def release(self, drop_id: int) -> dict[str, Any]:
         with self._lock:
             return self.cycle.release(drop_id)
 
+    @_writes
     def correct(self, drop_id: int, counts: dict[str, int], who: str, note: str = "") -> dict[str, Any]:
         with self._lock:
             return self.cycle.correct(drop_id, counts, who, note)
 
+    @_writes
     def confirm(self, drop_id: int, who: str) -> dict[str, Any]:
         """Accept a doubted reading as it is (a correction that changes nothing, kept as such)."""
         with self._lock:
@@ -262,20 +287,24 @@ class Table:
             counts = (view.get("reading") or {}).get("cubes", {})
             return self.cycle.correct(drop_id, counts, who, note="confirmed as read")
 
+    @_writes
     def reread(self, drop_id: int) -> dict[str, Any]:
         """Read the tray of a doubted drop again (never a new release)."""
         with self._lock:
             return self.cycle.reread(drop_id)
 
+    @_writes
     def confirm_release(self, drop_id: int, fell: bool, who: str) -> dict[str, Any]:
         with self._lock:
             return self.cycle.confirm_release(drop_id, fell, who)
 
+    @_writes
     def cancel(self, drop_id: int) -> dict[str, Any]:
         with self._lock:
             self.cycle.cancel(drop_id)
             return self.status()
 
+    @_writes
     def clean(self) -> dict[str, Any]:
         """Check the tray against what should remain; close the resolved drop when it agrees."""
         with self._lock:
@@ -291,15 +320,18 @@ class Table:
         with self._lock:
             return self.cycle.resume()
 
+    @_writes
     def court_convert(self, player: str, cubes: int) -> dict[str, Any]:
         with self._lock:
             return self.cycle.court_convert(player, cubes)
 
+    @_writes
     def court_return(self, player: str, courtiers: int) -> dict[str, Any]:
         """Courtiers spent at the Emperor's Court go back to the player's supply."""
         with self._lock:
             return self.cycle.court_return(player, courtiers)
 
+    @_writes
     def place_into_tray(self, player: str, armies: int, source: str = "favor", who: str | None = None,
                         card: int | None = None) -> dict[str, Any]:
         """A favor card (#3, #8, #14) or the bonus-card benefit puts ``armies`` of the player's own
@@ -307,12 +339,14 @@ class Table:
         with self._lock:
             return self.cycle.place_into_tray(player, armies, source, who, card)
 
+    @_writes
     def confirm_tray(self, who: str, note: str = "") -> dict[str, Any]:
         """The host vouches that the tray holds what the station expects (the camera misreads it):
         the next plan trusts it instead of the camera. Recorded as ``tray_confirmed``."""
         with self._lock:
             return self.cycle.tray_override(None, who, note)
 
+    @_writes
     def set_tray(self, counts: dict[str, int], who: str, note: str = "") -> dict[str, Any]:
         """The host says what the tray holds; the difference comes from (or goes back to) the
         supplies, and the next plan trusts it. Recorded as ``tray_corrected``."""
