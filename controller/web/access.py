@@ -82,8 +82,8 @@ class _Backoff:
 class HostAccess:
     """The host's PIN, the sessions it opened and the devices it logged in from.
 
-    ``free_failures`` wrong PINs in a row cost nothing; each one after that doubles the wait before
-    the next PIN is compared, from ``backoff_base_s`` up to ``backoff_max_s`` (module docstring).
+    After ``free_failures`` wrong PINs in a row the next PIN is compared only ``backoff_base_s``
+    later, and each further wrong PIN doubles that wait, up to ``backoff_max_s`` (module docstring).
     Sessions live in memory: restarting ``tower serve`` logs the host out, which is what a new PIN
     should do anyway.
     """
