@@ -112,20 +112,30 @@ def log_table(records: list[dict[str, Any]]) -> RichTable:
     for col in ("#", "time", "drop", "record", "details"):
         table.add_column(col)
     for rec in records:
-        when = dt.datetime.fromtimestamp(rec["ts"], tz=dt.UTC).strftime("%H:%M:%S")
-        p = rec["payload"]
-        if rec["kind"] == "intent":
-            detail = battle_title(p["battle"])
-        elif rec["kind"] == "reading":
-            detail = f"{p['reading']['cubes']}" + (" (doubted)" if p["doubts"] else "")
-        elif rec["kind"] == "resolution":
-            detail = f"{p['result'].get('outcome')}"
-        elif rec["kind"] == "correction":
-            detail = f"by {p['who']}: {p['before']} -> {p['after']}"
-        else:
-            detail = ", ".join(f"{k}={v}" for k, v in p.items())[:80]
+        try:
+            when = dt.datetime.fromtimestamp(rec["ts"], tz=dt.UTC).strftime("%H:%M:%S")
+        except (TypeError, ValueError, OverflowError, OSError):  # an edited time: shown, never a traceback
+            when = f"?{str(rec['ts'])[:12]}"
+        try:
+            detail = _record_detail(rec["kind"], rec["payload"])
+        except (KeyError, TypeError, AttributeError, IndexError):  # a hand-edited payload
+            detail = str(rec["payload"])[:80]
         table.add_row(str(rec["seq"]), when, "" if rec["drop_id"] is None else str(rec["drop_id"]), rec["kind"], detail)
     return table
+
+
+def _record_detail(kind: str, p: dict[str, Any]) -> str:
+    if kind == "intent":
+        detail = battle_title(p["battle"])
+    elif kind == "reading":
+        detail = f"{p['reading']['cubes']}" + (" (doubted)" if p["doubts"] else "")
+    elif kind == "resolution":
+        detail = f"{p['result'].get('outcome')}"
+    elif kind == "correction":
+        detail = f"by {p['who']}: {p['before']} -> {p['after']}"
+    else:
+        detail = ", ".join(f"{k}={v}" for k, v in p.items())[:80]
+    return detail
 
 
 def console() -> Console:
