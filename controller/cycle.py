@@ -121,7 +121,7 @@ class DropCycle:
             old = self.store.state()
         if old is not None and old.get("drop") is not None:
             raise SessionError(f"drop {old['drop']['drop_id']} of the current session is still in flight; "
-                               "finish it before starting a new session")
+                               f"finish it before starting a new session: {finish_hint(old['drop'])}")
         session_id = 1 if old is None else old["session_id"] + 1
         state = ses.new_state(players, emperors_court, session_id)
         if old is not None:
@@ -228,7 +228,7 @@ class DropCycle:
             state = self.state
         if state["drop"] is not None:
             d = state["drop"]
-            raise DropError(f"drop {d['drop_id']} is still in flight (phase {d['phase']}): finish it first")
+            raise DropError(f"drop {d['drop_id']} is still in flight (phase {d['phase']}): {finish_hint(d)}")
         assumed = ses.shortfall_on_board(state, ses.armies_named(battle))
         deployed = ses.apply_deployment(state, assumed)
         data = self.battle_input(deployed, battle)
@@ -657,6 +657,20 @@ def _undo_resolution(state: dict[str, Any]) -> dict[str, Any]:
         new["courtiers"] = add(state["courtiers"], result.get("courtiers") or {}, -1)
     new["drop"] = {k: v for k, v in drop.items() if k not in ("result", "tray_after")}
     return new
+
+
+def finish_hint(drop: dict[str, Any]) -> str:
+    """How the host finishes a drop left in flight, from the CLI or the page (the refusal says it)."""
+    n, phase = drop["drop_id"], drop["phase"]
+    if phase == "planned":
+        return (f"release it with `tower drop release {n}` or give it up with `tower drop cancel {n}` "
+                "(or the host's buttons on the page)")
+    if phase == "release_unknown":
+        return (f"say whether its cubes fell: `tower drop answer {n} --fell` or "
+                f"`tower drop answer {n} --still-in-funnel` (or on the page)")
+    if phase == "counted":
+        return f"confirm or correct its reading with `tower correct {n} --who NAME [COLOUR=N ...]` (or on the page)"
+    return "finish it first (any `tower` command that opens the station finishes it, never releasing twice)"
 
 
 def _mismatch_text(check: dict[str, Any]) -> str:

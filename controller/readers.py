@@ -89,6 +89,7 @@ class CameraReader:
         import cv2
 
         from vision.annotate import annotate
+        from vision.imageio import write_image
 
         if wait_settle:
             frame, settled = self._settled_frame()
@@ -100,8 +101,9 @@ class CameraReader:
             self.images_dir.mkdir(parents=True, exist_ok=True)
             raw = self.images_dir / f"{tag}-raw.png"
             annotated = self.images_dir / f"{tag}-annotated.jpg"
-            cv2.imwrite(str(raw), frame, [cv2.IMWRITE_PNG_COMPRESSION, 1])
-            cv2.imwrite(str(annotated), annotate(frame, reading), [cv2.IMWRITE_JPEG_QUALITY, 90])
+            # write_image raises, naming the file and the reason (a full disk), where imwrite says False
+            write_image(raw, frame, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+            write_image(annotated, annotate(frame, reading), [cv2.IMWRITE_JPEG_QUALITY, 90])
         reason = reading.reason
         if not settled:
             reason = (reason + "; " if reason else "") + "the tray did not settle before the timeout"

@@ -9,6 +9,18 @@ The session's current state is kept beside the journal (``state`` table) and wri
 transaction as the record that changed it, so a process killed at any moment leaves either both or
 neither: the journal never loses a committed record and the state never runs ahead of it.
 
+Damage stops the writing. A store opened for writing verifies the whole chain first, and any
+verification that finds a problem (there or in ``tower log verify``) puts the store in read-only mode:
+every append is refused with :class:`RecordsReadOnly`, naming the damage, until the host
+acknowledges it (:meth:`RecordStore.acknowledge`, ``tower log acknowledge --who NAME``). The
+acknowledgement is itself a record that lists the problems it covers; later verifications still
+report them, as acknowledged, and stop the writing again for any new one.
+
+A store that cannot be written at all (a read-only file or directory, a full disk) says so in
+words: opening a read-only database for writing is refused with :class:`RecordsError`, while
+``tower status`` and ``tower log`` open it read-only and can still read it; an append that fails
+for lack of space raises :class:`RecordsWriteError` and keeps nothing of the record.
+
 The database is identified by SQLite's ``application_id`` header field. A file that is not SQLite,
 or is a SQLite database of some other application, or of a newer schema, is refused with a clear
 error and left untouched; a new database is built in a temporary file and renamed into place, so a
@@ -17,14 +29,17 @@ half-created file never exists.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
+import math
 import os
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +78,25 @@ class RecordsError(ValueError):
     """The records database cannot be used (corrupt, foreign, newer schema); nothing was changed."""
 
 
+class RecordsReadOnly(RecordsError):
+    """The records are damaged and the host has not acknowledged it yet: nothing may be appended."""
+
+
+class RecordsWriteError(OSError):
+    """A record could not be written (a full disk, a read-only file); nothing of it was kept.
+
+    ``str()`` is the message alone (no "[Errno N]"); ``errno`` says which OS error it was."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.errno = code
+        self.strerror = message
+
+
+#: The record that acknowledges damage; the only one a damaged store still writes.
+ACKNOWLEDGED = "damage_acknowledged"
+
+
 @dataclass(frozen=True)
 class Record:
     seq: int
@@ -82,14 +116,34 @@ class Record:
 
 
 @dataclass(frozen=True)
+class Problem:
+    """One place where the chain is not as written. ``key`` names it stably (kind and record number),
+    so that an acknowledgement covers exactly the problems the host saw."""
+
+    seq: int
+    key: str
+    text: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "key": self.key, "problem": self.text}
+
+
+@dataclass(frozen=True)
 class VerifyResult:
+    """``ok`` when every problem found (if any) was acknowledged; ``bad_seq`` and ``problem`` name the
+    first one that was not."""
+
     ok: bool
     records: int
     bad_seq: int | None = None
     problem: str | None = None
+    problems: tuple[Problem, ...] = field(default=())
+    acknowledged: tuple[Problem, ...] = field(default=())
 
     def as_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "records": self.records, "bad_seq": self.bad_seq, "problem": self.problem}
+        return {"ok": self.ok, "records": self.records, "bad_seq": self.bad_seq, "problem": self.problem,
+                "problems": [p.as_dict() for p in self.problems],
+                "acknowledged": [p.as_dict() for p in self.acknowledged]}
 
 
 def canonical(obj: Any) -> str:
@@ -99,6 +153,10 @@ def canonical(obj: Any) -> str:
 
 def record_hash(seq: int, ts: float, kind: str, drop_id: int | None, payload_json: str, images_json: str,
                 prev_hash: str) -> str:
+    """The SHA-256 of a record. A ``ts`` that is not a finite number (a hand-edited row) raises
+    ValueError: no record this program wrote has one."""
+    if isinstance(ts, bool) or not isinstance(ts, int | float) or not math.isfinite(ts):
+        raise ValueError(f"the time {str(ts)[:40]!r} is not a number")
     body = canonical([seq, repr(float(ts)), kind, drop_id, payload_json, images_json, prev_hash])
     return hashlib.sha256(body.encode("ascii")).hexdigest()
 
@@ -130,23 +188,40 @@ def _check_existing(path: Path) -> None:
 class RecordStore:
     """The journal and the state snapshot of one data directory."""
 
-    def __init__(self, path: Path, data_dir: Path, conn: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, data_dir: Path, conn: sqlite3.Connection, *, writable: bool = True) -> None:
         self.path = path
         self.data_dir = data_dir
         self._conn = conn
+        self.writable = writable
+        #: The verification that found unacknowledged damage: while set, nothing but an
+        #: acknowledgement is appended.
+        self.damage: VerifyResult | None = None
 
     # -- opening ---------------------------------------------------------------------------------
     @classmethod
-    def open(cls, data_dir: Path | str, name: str = "records.sqlite3") -> RecordStore:
+    def open(cls, data_dir: Path | str, name: str = "records.sqlite3", *, read_only: bool = False) -> RecordStore:
+        """Open (or, for writing, create) the records of ``data_dir``.
+
+        For writing, the database must be writable (a read-only one is refused, naming the problem)
+        and its chain is verified: damage puts the store in read-only mode (``damage``). With
+        ``read_only`` nothing is created or written, so a read-only file or directory can be read."""
         data_dir = Path(data_dir)
-        data_dir.mkdir(parents=True, exist_ok=True)
         path = data_dir / name
-        if path.exists():
+        if read_only:
+            if not path.exists():
+                raise RecordsError(f"there are no records in {data_dir}")
             _check_existing(path)
-        else:
-            cls._create(path)
+            return cls(path, data_dir, _connect_read_only(path), writable=False)
         try:
-            conn = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
+            data_dir.mkdir(parents=True, exist_ok=True)
+            if path.exists():
+                _check_existing(path)
+            else:
+                cls._create(path)
+        except (PermissionError, sqlite3.OperationalError) as exc:
+            raise RecordsError(f"cannot create the records in {data_dir}: {_reason(exc)}") from exc
+        try:
+            conn = _connect(path)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -156,7 +231,23 @@ class RecordStore:
         if missing:
             conn.close()
             raise RecordsError(f"{path} is damaged: table(s) {', '.join(sorted(missing))} missing")
-        return cls(path, data_dir, conn)
+        try:  # a read-only file opens without complaint; the first write would fail (nothing is kept)
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("UPDATE chain_head SET seq=seq WHERE id=1")
+            finally:
+                conn.execute("ROLLBACK")
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            raise RecordsError(f"{path} cannot be written ({_reason(exc)}): the station cannot record "
+                               "battles; `tower status` and `tower log` can still read it") from exc
+        store = cls(path, data_dir, conn)
+        try:
+            store.verify()
+        except BaseException:
+            conn.close()
+            raise
+        return store
 
     @staticmethod
     def _create(path: Path) -> None:
@@ -184,6 +275,14 @@ class RecordStore:
     def close(self) -> None:
         self._conn.close()
 
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why nothing may be appended now (damage not yet acknowledged), or None."""
+        if self.damage is None:
+            return None
+        return (f"the records are damaged ({self.damage.problem}); the station is read-only until the host "
+                "acknowledges it: `tower log acknowledge --who NAME` (or on the page)")
+
     @contextmanager
     def _readable(self) -> Iterator[None]:
         """A file whose header is intact but whose pages or text are damaged is a RecordsError naming
@@ -202,17 +301,36 @@ class RecordStore:
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             yield self._conn
+            self._conn.execute("COMMIT")
         except BaseException:
-            self._conn.execute("ROLLBACK")
+            if self._conn.in_transaction:  # SQLite may have rolled back already (a full disk)
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
             raise
-        self._conn.execute("COMMIT")
 
     def append(self, kind: str, payload: dict[str, Any], *, drop_id: int | None = None,
                images: dict[str, Path] | None = None, state: dict[str, Any] | None = None) -> Record:
         """Commit one record (and, in the same transaction, the new session state).
 
         ``images`` maps a role ("raw", "annotated") to a file inside the data directory, already
-        written; its SHA-256 becomes part of the record."""
+        written; its SHA-256 becomes part of the record.
+
+        Refused with :class:`RecordsReadOnly` while the records are damaged (an acknowledgement
+        excepted); a failed write raises :class:`RecordsWriteError` and keeps nothing."""
+        if self.damage is not None and kind != ACKNOWLEDGED:
+            raise RecordsReadOnly(self.read_only_reason or "the records are damaged")
+        if not self.writable:
+            raise RecordsWriteError(errno.EROFS, f"the records in {self.data_dir} were opened for reading only")
+        try:
+            return self._append(kind, payload, drop_id, images, state)
+        except (sqlite3.OperationalError, OSError) as exc:
+            raise RecordsWriteError(getattr(exc, "errno", None) or errno.EIO,
+                                    f"the {kind} record could not be written to {self.path} ({_reason(exc)}); "
+                                    "nothing of it was kept: free space or fix the permissions and try again"
+                                    ) from exc
+
+    def _append(self, kind: str, payload: dict[str, Any], drop_id: int | None, images: dict[str, Path] | None,
+                state: dict[str, Any] | None) -> Record:
         image_refs: dict[str, dict[str, str]] = {}
         for role, file in (images or {}).items():
             file = Path(file)
@@ -259,13 +377,17 @@ class RecordStore:
         return int(self._conn.execute("SELECT COUNT(*) FROM records").fetchone()[0])
 
     # -- checking ------------------------------------------------------------------------------
-    def verify(self) -> VerifyResult:
-        """Walk the chain from the first record and name the first one that is not as written.
+    def verify(self, *, images: bool = True) -> VerifyResult:
+        """Walk the chain from the first record and name every record that is not as written.
 
         A gap in ``seq`` is a deleted record; a ``prev_hash`` that is not the previous record's hash
-        is a reordered or replaced one; a hash that does not match the content is an edited one; a
-        photo whose SHA-256 changed is a swapped image; and a chain shorter than its recorded head
-        means the last records were deleted."""
+        is a reordered or replaced one; a hash that does not match the content (or a time that is not
+        a number) is an edited one; a photo whose SHA-256 changed is a swapped image (``images``
+        false skips hashing the photos); and a chain shorter than its recorded head means the last
+        records were deleted. The walk goes on past each problem, so the host sees all of them.
+
+        Problems covered by an acknowledgement record are reported as acknowledged; any other puts
+        the store in read-only mode (``damage``) until acknowledged."""
         with self._readable():
             # Text read as bytes and decoded leniently: a record whose text is not even UTF-8 any more is
             # named as edited (its hash no longer matches) instead of stopping the walk.
@@ -274,29 +396,106 @@ class RecordStore:
                         "SELECT seq, ts, CAST(kind AS BLOB), drop_id, CAST(payload AS BLOB), CAST(images AS BLOB), "
                         "CAST(prev_hash AS BLOB), CAST(hash AS BLOB) FROM records ORDER BY seq")]
             head_seq, head_hash = self._conn.execute("SELECT seq, hash FROM chain_head WHERE id=1").fetchone()
+        problems: list[Problem] = []
+        acknowledged_keys: set[str] = set()
         prev = GENESIS
         expected_seq = 1
-        for seq, ts, kind, drop_id, payload, images, prev_hash, digest in rows:
+        for seq, ts, kind, drop_id, payload, images_json, prev_hash, digest in rows:
             label = f"record #{seq} ({kind}{'' if drop_id is None else f' of drop {drop_id}'})"
             if seq != expected_seq:
-                return VerifyResult(False, len(rows), expected_seq,
-                                    f"record #{expected_seq} is missing (deleted): the next one is #{seq}")
+                gone = f"#{expected_seq}" if seq == expected_seq + 1 else f"#{expected_seq}-#{seq - 1}"
+                problems.append(Problem(expected_seq, f"missing:{expected_seq}",
+                                        f"record {gone} is missing (deleted): the next one is #{seq}"))
+                prev = prev_hash  # the walk goes on from the record that follows the gap
             if prev_hash != prev:
-                return VerifyResult(False, len(rows), seq,
-                                    f"{label} does not follow record #{seq - 1}: records were reordered, "
-                                    "removed or replaced")
-            if record_hash(seq, ts, kind, drop_id, payload, images, prev_hash) != digest:
-                return VerifyResult(False, len(rows), seq, f"{label} was edited: its content no longer matches its hash")
-            for role, ref in json.loads(images).items():
-                file = self.data_dir / ref["path"]
-                if not file.is_file():
-                    return VerifyResult(False, len(rows), seq, f"{label}: its {role} image {ref['path']} is missing")
-                if file_sha256(file) != ref["sha256"]:
-                    return VerifyResult(False, len(rows), seq, f"{label}: its {role} image {ref['path']} was changed")
+                problems.append(Problem(seq, f"order:{seq}", f"{label} does not follow record #{seq - 1}: "
+                                        "records were reordered, removed or replaced"))
+            try:
+                edited = record_hash(seq, ts, kind, drop_id, payload, images_json, prev_hash) != digest
+                why = "its content no longer matches its hash"
+            except ValueError as exc:
+                edited, why = True, f"{exc}, so its time was edited"
+            if edited:
+                problems.append(Problem(seq, f"edited:{seq}", f"{label} was edited: {why}"))
+            elif kind == ACKNOWLEDGED:
+                with contextlib.suppress(ValueError, TypeError, AttributeError):
+                    acknowledged_keys |= {str(p["key"]) for p in json.loads(payload).get("problems", [])}
+            problems.extend(self._image_problems(seq, label, images_json, check_hashes=images))
             prev = digest
-            expected_seq += 1
+            expected_seq = seq + 1
         if head_seq != expected_seq - 1 or head_hash != prev:
-            return VerifyResult(False, len(rows), head_seq,
-                                f"the chain ends at record #{expected_seq - 1} but #{head_seq} was written: "
-                                "the last record(s) were deleted")
-        return VerifyResult(True, len(rows))
+            problems.append(Problem(expected_seq, f"missing:{expected_seq}",
+                                    f"the chain ends at record #{expected_seq - 1} but #{head_seq} was written: "
+                                    "the last record(s) were deleted"))
+        open_problems = [p for p in problems if p.key not in acknowledged_keys]
+        done = tuple(p for p in problems if p.key in acknowledged_keys)
+        first = open_problems[0] if open_problems else None
+        result = VerifyResult(first is None, len(rows), first.seq if first else None, first.text if first else None,
+                              tuple(open_problems), done)
+        self.damage = None if result.ok else result
+        return result
+
+    def _image_problems(self, seq: int, label: str, images_json: str, *, check_hashes: bool) -> list[Problem]:
+        try:
+            refs = json.loads(images_json)
+            items = [(str(role), str(ref["path"]), str(ref["sha256"])) for role, ref in refs.items()]
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return []  # the record's own hash check names the edit
+        out = []
+        for role, rel, digest in items:
+            file = self.data_dir / rel
+            if not file.is_file():
+                out.append(Problem(seq, f"image:{seq}:{role}", f"{label}: its {role} image {rel} is missing"))
+            elif check_hashes and file_sha256(file) != digest:
+                out.append(Problem(seq, f"image:{seq}:{role}", f"{label}: its {role} image {rel} was changed"))
+        return out
+
+    def acknowledge(self, who: str, note: str = "") -> VerifyResult:
+        """The host has seen the damage: record which problems are acknowledged, and write again.
+
+        Returns the verification before the acknowledgement (``ok`` when there was nothing to
+        acknowledge, and then nothing is written)."""
+        if not who or not who.strip():
+            raise RecordsError("say who acknowledges the damage (--who NAME)")
+        result = self.verify()
+        if result.ok:
+            return result
+        state = self.state()
+        self.append(ACKNOWLEDGED, {"who": who.strip(), "when": time.time(), "note": note,
+                                   "problems": [p.as_dict() for p in result.problems]},
+                    **({"state": state} if state is not None else {}))
+        self.verify()
+        return result
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that never writes: ``mode=ro``, or, where SQLite cannot even keep its shared-memory
+    file beside a read-only database, ``immutable=1`` (nothing else may write it meanwhile)."""
+    uri = path.resolve().as_uri()
+    last: sqlite3.Error | None = None
+    for options in ("mode=ro", "mode=ro&immutable=1"):
+        try:
+            conn = sqlite3.connect(f"{uri}?{options}", uri=True, isolation_level=None, check_same_thread=False)
+            conn.execute("SELECT seq FROM chain_head").fetchone()
+            return conn
+        except sqlite3.OperationalError as exc:
+            last = exc
+        except sqlite3.DatabaseError as exc:
+            raise RecordsError(f"{path} cannot be read as a records database: {exc}") from exc
+    raise RecordsError(f"{path} cannot be opened for reading: {_reason(last)}")
+
+
+def _reason(exc: BaseException | None) -> str:
+    """An OS or SQLite error in the user's words."""
+    text = str(exc or "")
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC or "disk is full" in text:
+        return "the disk is full"
+    if isinstance(exc, PermissionError) or "readonly" in text or "read-only" in text:
+        return "it is read-only: permission denied"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return text or type(exc).__name__

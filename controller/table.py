@@ -15,15 +15,33 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import os
 import queue
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from controller import session as ses
 from controller.cycle import DropCycle, closed_drop_view
-from controller.records import RecordsError, RecordStore
+from controller.records import RecordsError, RecordsReadOnly, RecordStore
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _writes(method: F) -> F:
+    """A change to the table: refused at once, naming the damage, while damaged records keep the
+    station read-only (rather than failing for another reason first, or half-way)."""
+
+    @functools.wraps(method)
+    def guarded(self: Table, *args: Any, **kwargs: Any) -> Any:
+        reason = self.store.read_only_reason
+        if reason is not None:
+            raise RecordsReadOnly(reason)
+        return method(self, *args, **kwargs)
+
+    return guarded  # type: ignore[return-value]
 
 
 def with_notes(view: Any) -> Any:
@@ -49,8 +67,12 @@ class StationBusy(RuntimeError):
 
 
 def _lock_data_dir(data_dir: Path) -> int:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(data_dir / ".tower.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(data_dir / ".tower.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:  # a read-only directory or a full disk: say so before anything moves
+        raise RecordsError(f"cannot use {data_dir} for the records ({exc.strerror or exc}): the station cannot "
+                           "record battles; `tower status` and `tower log` can still read them") from exc
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -143,7 +165,7 @@ class Table:
             os.close(lock_fd)
             raise
         table = cls(store, cycle, station=station, config=cfg, lock_fd=lock_fd)
-        if resume:
+        if resume and store.damage is None:  # damaged records: read-only until acknowledged, no resuming
             try:
                 table.resumed = table.resume()
             except BaseException:  # e.g. the camera fails while finishing the drop: the records keep it
@@ -201,6 +223,7 @@ class Table:
             light.show(state)
 
     # -- the session -------------------------------------------------------------------------------
+    @_writes
     def new_session(self, players: list[str], emperors_court: bool = False, force: bool = False) -> dict[str, Any]:
         """A new game. Its record says the tower, the tray and the funnel must be emptied before the
         initial fill (the ledger starts from an empty tower); on a simulated station the simulated
@@ -209,6 +232,7 @@ class Table:
             self.cycle.new_session(players, emperors_court, force)
             return {**self.status(), "emptied": self.cycle.emptied}
 
+    @_writes
     def set_round(self, event: str | None = None, bonus_tiles: dict[str, str | None] | None = None,
                   immune: list[str] | dict[str, str] | None = None) -> dict[str, Any]:
         """The round's event, bonus tiles and immune players: ``immune`` maps a player to the action
@@ -217,12 +241,14 @@ class Table:
         with self._lock:
             return self.cycle.set_round(event, bonus_tiles, immune)
 
+    @_writes
     def keep_parry_card(self, player: str | None) -> dict[str, Any]:
         """Who keeps favor card #4 to parry the next revolt marker (``None``: nobody). The session
         marks each revolt against them, and the revolt they win spends the card."""
         with self._lock:
             return {"parry_card": self.cycle.keep_parry_card(player)}
 
+    @_writes
     def deploy(self, player: str, armies: int) -> dict[str, Any]:
         with self._lock:
             self.cycle.deploy(player, armies)
@@ -232,7 +258,7 @@ class Table:
         with self._lock:
             state = self.store.state()
             if state is None:
-                return {"session": None, "drop": None}
+                return {"session": None, "drop": None, "records": self.records_health()}
             drop = state["drop"]
             vouched = state.get("tray_vouched")
             return {
@@ -251,9 +277,19 @@ class Table:
                 # the game's end (``tower session end``) and the between-battle action an undo takes back
                 "ended": state.get("ended"),
                 "undo": (state.get("undo") or [{}])[-1].get("text") if state.get("undo") else None,
+                "records": self.records_health(),
             }
 
+    def records_health(self) -> dict[str, Any]:
+        """Whether the station may write: damaged records make it read-only until acknowledged."""
+        damage = self.store.damage
+        return {"read_only": damage is not None, "problem": damage.problem if damage else None,
+                "bad_seq": damage.bad_seq if damage else None,
+                "problems": len(damage.problems) if damage else 0,
+                "message": self.store.read_only_reason}
+
     # -- the drop cycle ----------------------------------------------------------------------------
+    @_writes
     def plan(self, battle: dict[str, Any], *, check_tray: bool = True) -> dict[str, Any]:
         """Battle JSON minus what the session knows -> the drop id, the full battle, and the plan."""
         with self._lock:
@@ -265,14 +301,17 @@ class Table:
         """Plan the initial fill (players and the Emperor's Court come from the session)."""
         return self.plan({"battle": "initial_fill"})
 
+    @_writes
     def release(self, drop_id: int) -> dict[str, Any]:
         with self._lock:
             return with_notes(self.cycle.release(drop_id))
 
+    @_writes
     def correct(self, drop_id: int, counts: dict[str, int], who: str, note: str = "") -> dict[str, Any]:
         with self._lock:
             return with_notes(self.cycle.correct(drop_id, counts, who, note))
 
+    @_writes
     def confirm(self, drop_id: int, who: str) -> dict[str, Any]:
         """Accept a doubted reading as it is (a correction that changes nothing, kept as such)."""
         with self._lock:
@@ -280,20 +319,24 @@ class Table:
             counts = (view.get("reading") or {}).get("cubes", {})
             return with_notes(self.cycle.correct(drop_id, counts, who, note="confirmed as read"))
 
+    @_writes
     def reread(self, drop_id: int) -> dict[str, Any]:
         """Read the tray of a doubted drop again (never a new release)."""
         with self._lock:
             return with_notes(self.cycle.reread(drop_id))
 
+    @_writes
     def confirm_release(self, drop_id: int, fell: bool, who: str) -> dict[str, Any]:
         with self._lock:
             return with_notes(self.cycle.confirm_release(drop_id, fell, who))
 
+    @_writes
     def cancel(self, drop_id: int) -> dict[str, Any]:
         with self._lock:
             self.cycle.cancel(drop_id)
             return self.status()
 
+    @_writes
     def clean(self) -> dict[str, Any]:
         """Check the tray against what should remain; close the resolved drop when it agrees."""
         with self._lock:
@@ -309,15 +352,18 @@ class Table:
         with self._lock:
             return with_notes(self.cycle.resume())
 
+    @_writes
     def court_convert(self, player: str, cubes: int) -> dict[str, Any]:
         with self._lock:
             return self.cycle.court_convert(player, cubes)
 
+    @_writes
     def court_return(self, player: str, courtiers: int) -> dict[str, Any]:
         """Courtiers spent at the Emperor's Court go back to the player's supply."""
         with self._lock:
             return self.cycle.court_return(player, courtiers)
 
+    @_writes
     def place_into_tray(self, player: str, armies: int, source: str = "favor", who: str | None = None,
                         card: int | None = None) -> dict[str, Any]:
         """A favor card (#3, #8, #14) or the bonus-card benefit puts ``armies`` of the player's own
@@ -329,23 +375,27 @@ class Table:
             note = tray_placement_note(player, result["armies"], result["placed"])
             return {**result, "notes": [note] if note else []}
 
+    @_writes
     def confirm_tray(self, who: str, note: str = "") -> dict[str, Any]:
         """The host vouches that the tray holds what the station expects (the camera misreads it):
         the next plan trusts it instead of the camera. Recorded as ``tray_confirmed``."""
         with self._lock:
             return self.cycle.tray_override(None, who, note)
 
+    @_writes
     def set_tray(self, counts: dict[str, int], who: str, note: str = "") -> dict[str, Any]:
         """The host says what the tray holds; the difference comes from (or goes back to) the
         supplies, and the next plan trusts it. Recorded as ``tray_corrected``."""
         with self._lock:
             return self.cycle.tray_override(counts, who, note)
 
+    @_writes
     def undo(self, who: str) -> dict[str, Any]:
         """Take back the last between-battle action (recorded as an ``undo``; nothing is erased)."""
         with self._lock:
             return self.cycle.undo(who)
 
+    @_writes
     def end_session(self, who: str) -> dict[str, Any]:
         """The game's end: its summary, recorded as ``session_end``."""
         with self._lock:
@@ -382,20 +432,50 @@ class Table:
         with self._lock:
             return self.store.verify().as_dict()
 
+    def acknowledge(self, who: str, note: str = "") -> dict[str, Any]:
+        """The host acknowledges the damage a verification found; the station writes again. The
+        acknowledgement is a record naming who and which problems (``damage_acknowledged``)."""
+        with self._lock:
+            before = self.store.acknowledge(who, note)
+            self._publish({"type": "damage_acknowledged", "drop_id": None})
+            return {**before.as_dict(), "records_now": self.records_health()}
+
 
 def open_records(data_dir: str | Path) -> RecordStore:
     """The records alone (``tower log``): no devices are opened, no lock is taken for reading."""
     path = Path(data_dir)
     if not (path / "records.sqlite3").exists():
         raise RecordsError(f"there are no records in {path}")
-    return RecordStore.open(path)
+    return RecordStore.open(path, read_only=True)
 
 
 def read_only(data_dir: str | Path) -> Table:
     """A table over the records alone, for looking (``tower status``, ``tower log``) while another
     process (the web server) holds the station: no devices, no lock, no resuming."""
     store = open_records(data_dir)
+    try:
+        store.verify(images=False)  # so that the status says whether the station is read-only
+    except BaseException:
+        store.close()
+        raise
     return Table(store, DropCycle(store, funnel=None, reader=None))
+
+
+def acknowledge_damage(data_dir: str | Path, who: str, note: str = "") -> dict[str, Any]:
+    """``tower log acknowledge``: the records alone, under the station's lock (never beside a running
+    server, which offers the same on its page)."""
+    path = Path(data_dir)
+    if not (path / "records.sqlite3").exists():
+        raise RecordsError(f"there are no records in {path}")
+    lock_fd = _lock_data_dir(path)
+    try:
+        store = RecordStore.open(path)
+        try:
+            return Table(store, DropCycle(store, funnel=None, reader=None)).acknowledge(who, note)
+        finally:
+            store.close()
+    finally:
+        os.close(lock_fd)
 
 
 def records_dir(config_path: str | Path | None, data_dir: str | Path | None) -> Path:

@@ -84,5 +84,5 @@ def test_annotate_onto_an_existing_file_is_refused_in_words(tray_dev: Path, prof
     existing.write_bytes(b"keep me")
     proc = _count(str(tray_dev / "test" / "t0038.jpg"), "--profile", str(profile_path), "--annotate", str(existing))
     assert proc.returncode == 2
-    assert "Traceback" not in proc.stderr and "--annotate wants a directory" in proc.stderr
+    assert "Traceback" not in proc.stderr and "a file is in the way" in proc.stderr
     assert existing.read_bytes() == b"keep me"

@@ -141,9 +141,10 @@ def test_the_page_api_undoes_and_ends_the_game(tmp_path: Path) -> None:
 
     with Table.open(data_dir=tmp_path, reader="direct") as table:
         _ready(table)
-        with TestClient(create_app(table, table.data_dir, HostAccess("1234"))) as client:
+        with TestClient(create_app(table, table.data_dir, HostAccess("735102")),
+                        base_url="http://127.0.0.1:8000") as client:
             assert client.post("/api/undo", json={"who": "anna"}).status_code == 403  # the host only
-            client.headers[PIN_HEADER] = "1234"
+            client.headers[PIN_HEADER] = "735102"
             client.post("/api/round", json={"event": "churches_safe"}).raise_for_status()
             assert client.get("/api/state").json()["status"]["undo"].startswith("the round's settings")
             undone = client.post("/api/undo", json={"who": "anna"}).json()

@@ -126,9 +126,9 @@ def test_a_tray_mismatch_in_the_cli_names_the_commands_in_words(tmp_path: Path, 
 @pytest.fixture
 def page(tmp_path: Path):  # type: ignore[no-untyped-def]
     table = Table.open(data_dir=tmp_path / "data", reader="direct")
-    app = create_app(table, table.data_dir, HostAccess("1234"))
-    with TestClient(app) as client:
-        client.headers[PIN_HEADER] = "1234"
+    app = create_app(table, table.data_dir, HostAccess("735102"))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        client.headers[PIN_HEADER] = "735102"
         yield table, client
     table.close()
 

@@ -202,7 +202,7 @@ def test_the_commands_take_the_action_the_immune_cards_and_card_4(tmp_path: Path
 # -- the web API behind the page's controls --------------------------------------------------------------
 @pytest.fixture
 def client(table: Table):
-    app = create_app(table, table.data_dir, HostAccess(PIN, max_failures=5, lockout_s=60))
+    app = create_app(table, table.data_dir, HostAccess(PIN), allowed_hosts=["tower.local"])
     with TestClient(app, base_url=SITE) as c:
         yield c
 

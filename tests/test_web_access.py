@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from controller.table import Table
-from controller.web.access import CSRF_HEADER, PIN_HEADER, HostAccess, Refused, generate_pin, same_origin
+from controller.web.access import CSRF_HEADER, PIN_HEADER, HostAccess, generate_pin, same_origin
 from controller.web.app import create_app
 
 PIN = "482916"
@@ -30,7 +30,7 @@ def table(tmp_path: Path):
 
 @pytest.fixture
 def client(table: Table):
-    app = create_app(table, table.data_dir, HostAccess(PIN, max_failures=5, lockout_s=60))
+    app = create_app(table, table.data_dir, HostAccess(PIN), allowed_hosts=["tower.local"])
     with TestClient(app, base_url=SITE) as c:
         yield c
 
@@ -88,7 +88,7 @@ def test_changes_without_the_pin_are_refused_logged_and_change_nothing(
     assert table.status()["drop"] is None or table.status()["drop"]["phase"] == "planned"
 
 
-def test_wrong_pin_is_refused_and_repeated_guesses_lock_the_client_out(
+def test_wrong_pin_is_refused_and_repeated_guesses_hold_up_a_device_that_never_logged_in(
         client: TestClient, table: Table, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="controller.web.access"):
         for guess in ("000000", "111111", "222222", "333333", "444444"):
@@ -96,6 +96,7 @@ def test_wrong_pin_is_refused_and_repeated_guesses_lock_the_client_out(
             assert answer.status_code == 403 and answer.json()["error"] == "wrong PIN"
         locked = client.post("/api/battles", json={"battle": "initial_fill"}, headers={PIN_HEADER: PIN})
     assert locked.status_code == 429 and "too many wrong PINs" in locked.json()["error"]
+    assert PIN not in locked.text
     assert caplog.text.count("refused POST /api/battles") == 6
     assert table.status()["drop"] is None
 
@@ -198,24 +199,11 @@ def test_same_origin_rules() -> None:
 def test_generated_pins_are_random_digits() -> None:
     pins = {generate_pin() for _ in range(50)}
     assert len(pins) > 45 and all(p.isdigit() and len(p) == 6 for p in pins)
-    with pytest.raises(ValueError, match="at least 4"):
-        generate_pin(3)
-    with pytest.raises(ValueError, match="4 to 12"):
-        HostAccess("12")
-
-
-def test_the_lockout_ends_after_its_time() -> None:
-    now = [1000.0]
-    access = HostAccess("1234", max_failures=2, lockout_s=30, clock=lambda: now[0])
-    for _ in range(2):
-        with pytest.raises(Refused):
-            access.check_pin("0000", "10.0.0.7")
-    with pytest.raises(Refused) as locked:
-        access.check_pin("1234", "10.0.0.7")
-    assert locked.value.status == 429
-    access.check_pin("1234", "10.0.0.8")  # another device is not locked out
-    now[0] += 31
-    access.check_pin("1234", "10.0.0.7")
+    with pytest.raises(ValueError, match="at least 6"):
+        generate_pin(5)
+    for short in ("12", "1234", "12345"):
+        with pytest.raises(ValueError, match="6 to 12"):
+            HostAccess(short)
 
 
 def test_the_host_starts_a_game_and_sets_the_round(client: TestClient, table: Table) -> None:

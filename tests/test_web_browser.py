@@ -342,3 +342,32 @@ def test_the_host_places_armies_into_the_tray_and_vouches_for_a_misread_tray_fro
     assert table.status()["drop"]["plan"]["from_tray"] == {"red": 2, "green": 1}
     assert "tray_corrected" in [r["kind"] for r in table.log()]
     page.close()
+
+
+def test_damaged_records_show_read_only_and_the_host_acknowledges_from_the_page(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import sqlite3
+
+    from playwright.sync_api import expect
+
+    with Table.open(data_dir=tmp_path / "data", reader="direct") as table:
+        table.new_session(["red", "blue", "yellow"])
+    conn = sqlite3.connect(tmp_path / "data" / "records.sqlite3")
+    conn.execute("UPDATE records SET ts='abc' WHERE seq=1")
+    conn.commit()
+    conn.close()
+    table = Table.open(data_dir=tmp_path / "data", reader="direct")
+    app = create_app(table, table.data_dir, HostAccess(PIN))
+    try:
+        with BackgroundServer(app) as server:
+            page = browser.new_page()
+            page.goto(server.url)
+            expect(page.locator("#records-warning")).to_contain_text("Read-only")
+            expect(page.locator("#records-warning")).to_contain_text("record #1")
+            expect(page.locator("#acknowledge-damage")).to_have_count(0)  # a watcher cannot
+            log_in(page)
+            page.click("#acknowledge-damage")
+            expect(page.locator("#records-warning")).to_be_hidden()
+            assert "damage_acknowledged" in [r["kind"] for r in table.log()]
+            page.close()
+    finally:
+        table.close()

@@ -85,7 +85,7 @@ def test_resolve_serves_an_image_inside(tree: dict[str, Path]) -> None:
 
 @pytest.fixture
 def server(tree: dict[str, Path]):
-    app = create_app(_QuietTable(), tree["data"], HostAccess("1234"))
+    app = create_app(_QuietTable(), tree["data"], HostAccess("123456"))
     with BackgroundServer(app) as srv:
         yield srv
 

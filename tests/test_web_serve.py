@@ -43,7 +43,7 @@ def _next_of(events: queue.Queue, kind: str, timeout_s: float = 15) -> dict:
 def test_every_watcher_gets_the_tables_events_live(tmp_path: Path) -> None:
     table = Table.open(data_dir=tmp_path / "data", reader="direct")
     table.new_session(["red", "blue", "yellow"])
-    app = create_app(table, table.data_dir, HostAccess("1234"), keepalive_s=1)
+    app = create_app(table, table.data_dir, HostAccess("123456"), keepalive_s=1)
     stop = threading.Event()
     try:
         with BackgroundServer(app) as server:
@@ -55,10 +55,10 @@ def test_every_watcher_gets_the_tables_events_live(tmp_path: Path) -> None:
             for q in watchers:
                 _next_of(q, "hello")
             answer = httpx.post(f"{server.url}/api/battles", json={"battle": "initial_fill"},
-                                headers={PIN_HEADER: "1234"}, timeout=30)
+                                headers={PIN_HEADER: "123456"}, timeout=30)
             assert answer.status_code == 200, answer.text
             planned = answer.json()
-            httpx.post(f"{server.url}/api/drops/{planned['drop_id']}/release", headers={PIN_HEADER: "1234"},
+            httpx.post(f"{server.url}/api/drops/{planned['drop_id']}/release", headers={PIN_HEADER: "123456"},
                        timeout=30).raise_for_status()
             for q in watchers:
                 assert _next_of(q, "intent")["drop_id"] == planned["drop_id"]
@@ -117,12 +117,12 @@ def test_tower_serve_prints_the_pin_and_serves_the_page(tmp_path: Path) -> None:
     assert "refused POST /api/battles" in out
 
 
-@pytest.mark.parametrize("pin", ["12", "12 34", "pin-with-dash"])
+@pytest.mark.parametrize("pin", ["12", "1234", "12 3456", "pin-with-dash"])
 def test_tower_serve_refuses_a_bad_pin(tmp_path: Path, pin: str) -> None:
     result = subprocess.run([sys.executable, "-m", "controller", "serve", "--pin", pin, "--data-dir",
                              str(tmp_path / "data")], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
-    assert "4 to 12 letters or digits" in result.stderr
+    assert "6 to 12 letters or digits" in result.stderr
 
 
 def test_two_taps_on_release_at_once_release_the_funnel_once(tmp_path: Path) -> None:
@@ -130,7 +130,7 @@ def test_two_taps_on_release_at_once_release_the_funnel_once(tmp_path: Path) -> 
     table.new_session(["red", "blue", "yellow"])
     drop_id = table.plan({"battle": "initial_fill"})["drop_id"]
     releases_before = table.station.sim.release_count
-    app = create_app(table, table.data_dir, HostAccess("1234"))
+    app = create_app(table, table.data_dir, HostAccess("123456"))
     answers: list[int] = []
     try:
         with BackgroundServer(app) as server:
@@ -138,7 +138,7 @@ def test_two_taps_on_release_at_once_release_the_funnel_once(tmp_path: Path) -> 
 
             def tap() -> None:
                 barrier.wait()
-                answer = httpx.post(f"{server.url}/api/drops/{drop_id}/release", headers={PIN_HEADER: "1234"},
+                answer = httpx.post(f"{server.url}/api/drops/{drop_id}/release", headers={PIN_HEADER: "123456"},
                                     timeout=30)
                 answers.append(answer.status_code)
 

@@ -1,8 +1,10 @@
 """Counting many image files with one counter (what ``tower count`` does).
 
 Everything heavy (marker detector, colour lookup table) lives in the ``TrayCounter`` built once;
-each file is read, counted and, on request, annotated. An unreadable file becomes an unusable
-reading naming the problem, and the others are still counted.
+each file is read, counted and, on request, annotated. An unreadable file (damaged, too large to
+decode, too small to hold the tray, grayscale: ``vision.imageio.read_frame``) becomes an unusable
+reading naming the problem, and the others are still counted; so does an annotated image that
+cannot be written (``write_error``).
 """
 
 from __future__ import annotations
@@ -11,12 +13,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
-
 from vision.annotate import annotate
 from vision.counter import TrayCounter
 from vision.errors import UnreadableImage
-from vision.imageio import read_image
+from vision.imageio import read_frame, write_image
 from vision.reading import TrayReading
 
 
@@ -26,6 +26,7 @@ class FileResult:
     reading: TrayReading
     unreadable: bool
     annotated: Path | None = None
+    write_error: str | None = None
 
     def to_json(self) -> dict:
         return self.reading.to_json(self.path)
@@ -37,13 +38,16 @@ def count_files(counter: TrayCounter, paths: Iterable[str], annotate_dir: Path |
         annotate_dir.mkdir(parents=True, exist_ok=True)
     for i, path in enumerate(paths):
         try:
-            frame = read_image(path)
+            frame = read_frame(path)
         except UnreadableImage as exc:
             yield FileResult(path, TrayReading.unusable(f"unreadable image: {exc}"), True)
             continue
         reading = counter.count(frame)
-        out = None
+        out: Path | None = None
+        error = None
         if annotate_dir is not None:
-            out = annotate_dir / f"{i:04d}_{Path(path).stem}.png"
-            cv2.imwrite(str(out), annotate(frame, reading))
-        yield FileResult(path, reading, False, out)
+            try:
+                out = write_image(annotate_dir / f"{i:04d}_{Path(path).stem}.png", annotate(frame, reading))
+            except OSError as exc:
+                out, error = None, str(exc)
+        yield FileResult(path, reading, False, out, error)

@@ -116,12 +116,18 @@ def log_table(records: list[dict[str, Any]]) -> RichTable:
         table.add_column(col)
     battles: dict[int, dict[str, Any]] = {}
     for rec in records:
-        when = dt.datetime.fromtimestamp(rec["ts"], tz=dt.UTC).strftime("%H:%M:%S")
-        if rec["kind"] == "intent" and rec["drop_id"] is not None:
+        try:
+            when = dt.datetime.fromtimestamp(rec["ts"], tz=dt.UTC).strftime("%H:%M:%S")
+        except (TypeError, ValueError, OverflowError, OSError):  # an edited time: shown, never a traceback
+            when = f"?{str(rec['ts'])[:12]}"
+        if rec["kind"] == "intent" and rec["drop_id"] is not None and isinstance(rec["payload"], dict):
             battles[rec["drop_id"]] = rec["payload"].get("battle") or {}
-        detail = record_phrase(rec, battles.get(rec["drop_id"]) if rec["drop_id"] is not None else None)
+        try:
+            detail = record_phrase(rec, battles.get(rec["drop_id"]) if rec["drop_id"] is not None else None)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError):  # a hand-edited payload
+            detail = "(a payload this version cannot read)"
         table.add_row(str(rec["seq"]), when, "" if rec["drop_id"] is None else str(rec["drop_id"]),
-                      rec["kind"].replace("_", " "), detail)
+                      str(rec["kind"]).replace("_", " "), detail)
     return table
 
 

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 EXIT_INVALID = 2
+#: A battle is a few hundred bytes; anything far larger is not one (and is not read whole).
+MAX_BATTLE_BYTES = 1 << 20
 
 
 def _add_command(subparsers: Any, name: str, help_text: str, description: str) -> None:
@@ -60,9 +62,27 @@ def _fail(message: str, field: str | None = None) -> int:
 
 def _read_text(path: str) -> str:
     if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
+        text = sys.stdin.read(MAX_BATTLE_BYTES + 1)
+    else:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read(MAX_BATTLE_BYTES + 1)
+    if len(text) > MAX_BATTLE_BYTES:
+        raise ValueError(f"it is larger than {MAX_BATTLE_BYTES} bytes, far more than any battle")
+    return text
+
+
+def _parse(text: str) -> Any:
+    """JSON with the parser's own limits turned into words (deep nesting, a number too long to read)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("the battle is not valid JSON: it is nested too deeply") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # Python refuses to convert integers of more than 4300 digits
+        if "digits" in str(exc):
+            raise ValueError("the battle is not valid JSON: a number in it has too many digits") from None
+        raise ValueError(f"the battle is not valid JSON: {str(exc)[:100]}") from None
 
 
 def _run(command: str, args: argparse.Namespace) -> int:
@@ -77,20 +97,27 @@ def _run(command: str, args: argparse.Namespace) -> int:
         return _fail(f"give the battle file to {command}, or - to read it from standard input")
     try:
         text = _read_text(args.file)
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or too large
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return _fail(f"cannot read the battle file {args.file}: {reason}")
+        return _fail(f"cannot read the battle file {args.file}: {reason}"[:300])
     try:
-        data = json.loads(text)
+        data = _parse(text)
     except json.JSONDecodeError as exc:
         return _fail(f"the battle is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
+    except ValueError as exc:
+        return _fail(str(exc))
     run: Callable[[dict[str, Any]], dict[str, Any]] = api.plan if command == "plan" else api.resolve
     try:
         result = run(data)
     except BattleInputError as exc:
         _emit(exc.to_json())
         return EXIT_INVALID
-    _emit(result)
+    except RecursionError:  # a shape the engine's checks walk into too deeply
+        return _fail("the battle is nested too deeply to be a battle")
+    try:
+        _emit(result)
+    except ValueError:  # never expected from the engine's own output, but never a traceback
+        return _fail("the result could not be written as JSON")
     _tell_notes(data)
     return 0
 

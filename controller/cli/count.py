@@ -43,24 +43,26 @@ def _run(args: argparse.Namespace) -> int:
     except ProfileError as exc:
         print(f"tower count: {exc}", file=sys.stderr)
         return 2
-    if args.annotate is not None and args.annotate.exists() and not args.annotate.is_dir():
-        print(f"tower count: --annotate wants a directory to write the annotated images into, and "
-              f"{args.annotate} is a file; name a directory (it is made if missing)", file=sys.stderr)
-        return 2
+    if args.annotate is not None:
+        try:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file where a directory should be, a read-only place, a full disk
+            reason = "a file is in the way" if isinstance(exc, FileExistsError | NotADirectoryError) else exc.strerror
+            print(f"tower count: --annotate {args.annotate}: cannot create the directory ({reason or exc})",
+                  file=sys.stderr)
+            return 2
     counter = TrayCounter(profile)
     any_unreadable = False
     rows = []
-    try:
-        for result in count_files(counter, args.images, args.annotate):
-            any_unreadable |= result.unreadable
-            if args.json:
-                sys.stdout.write(json.dumps(result.to_json()) + "\n")
-                sys.stdout.flush()
-            else:
-                rows.append(result)
-    except OSError as exc:  # e.g. the annotate directory cannot be made
-        print(f"tower count: cannot write the annotated images: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+    for result in count_files(counter, args.images, args.annotate):
+        any_unreadable |= result.unreadable or result.write_error is not None
+        if result.write_error:
+            print(f"tower count: {result.write_error}", file=sys.stderr)
+        if args.json:
+            sys.stdout.write(json.dumps(result.to_json()) + "\n")
+            sys.stdout.flush()
+        else:
+            rows.append(result)
     if not args.json:
         _print_table(rows)
     return 1 if any_unreadable else 0

@@ -21,7 +21,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--data-dir", type=Path, default=None, help="override the config's data directory")
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
     parser.add_argument("--port", type=int, default=8000, help="TCP port (default: 8000)")
-    parser.add_argument("--pin", default=None, help="the host's PIN, 4-12 letters or digits (default: random)")
+    parser.add_argument("--pin", default=None, help="the host's PIN, 6-12 letters or digits (default: random)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="also answer requests sent to this host name (repeatable; by default only the "
+                             "machine's own names and addresses and localhost are answered)")
+    parser.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDR",
+                        help="the address of a reverse proxy in front of the station whose X-Forwarded-For "
+                             "is believed (repeatable; default: none, the headers are ignored)")
     parser.set_defaults(handler=_serve)
 
 
@@ -50,9 +56,13 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     try:
         data_dir = Path(args.data_dir or table.data_dir)
-        app = create_app(table, data_dir, HostAccess(pin))
+        app = create_app(table, data_dir, HostAccess(pin), allowed_hosts=args.allow_host, listen_host=args.host)
         shown = "localhost" if args.host in ("0.0.0.0", "::") else args.host
         print(f"Serving the table on http://{shown}:{args.port}/ (listening on {args.host})")
+        from controller.web.guard import machine_names
+
+        names = sorted(machine_names(args.host) | set(args.allow_host))
+        print(f"Answering requests sent to: {', '.join(names)} (more with --allow-host NAME)")
         print(f"Host PIN: {pin}", flush=True)
         # Under systemd (Type=notify, WatchdogSec): READY now that the devices are open, then
         # WATCHDOG pings only while they stay healthy (docs/raspberry-pi.md). A no-op elsewhere.
@@ -62,7 +72,7 @@ def _serve(args: argparse.Namespace) -> int:
         watchdog.ready()
         watchdog.start()
         try:
-            make_server(app, args.host, args.port).run()
+            make_server(app, args.host, args.port, trusted_proxies=args.trusted_proxy).run()
         finally:
             watchdog.stop()
     finally:

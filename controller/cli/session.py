@@ -170,8 +170,15 @@ def register(subparsers: Any) -> None:
     _common(status)
     status.set_defaults(handler=_status)
 
-    log = subparsers.add_parser("log", help="the records; `tower log verify` checks their hash chain")
-    log.add_argument("action", nargs="?", choices=("verify",), help="verify the hash chain")
+    log = subparsers.add_parser(
+        "log", help="the records; `tower log verify` checks their hash chain",
+        description="Print the records, `verify` their hash chain and photos, or `acknowledge` damage that a "
+                    "verification found: damaged records keep the station read-only until the host acknowledges "
+                    "them (the acknowledgement is itself a record, with --who).")
+    log.add_argument("action", nargs="?", choices=("verify", "acknowledge"),
+                     help="verify the hash chain, or acknowledge the damage found so the station writes again")
+    log.add_argument("--who", default=None, help="who acknowledges the damage (with acknowledge)")
+    log.add_argument("--note", default="", help="why, or what was found (with acknowledge)")
     log.add_argument("--json", action="store_true", help="one JSON record per line")
     _common(log)
     log.set_defaults(handler=_log)
@@ -323,7 +330,6 @@ def _session_deploy(args: argparse.Namespace) -> int:
 @_guarded
 def _drop(args: argparse.Namespace, battle: dict[str, Any]) -> int:
     from controller.cli._render import console, plan_panel, result_panel
-    from controller.wording import counts_phrase
 
     out = console()
     with _open(args) as table:
@@ -333,31 +339,47 @@ def _drop(args: argparse.Namespace, battle: dict[str, Any]) -> int:
         planned = table.plan(battle)
         out.print(plan_panel(planned))
         print_notes(out, planned)
-        simulated = table.cycle.sim is not None
-        if not simulated and not args.yes:
-            buttons = getattr(table.station, "buttons", None)
-            try:
-                if buttons is not None:
-                    out.print("Put these cubes into the funnel, then press the release button (Ctrl-C to cancel)")
-                    while not buttons.wait_for_release_press(1.0):
-                        pass
-                else:
-                    input("Put these cubes into the funnel, then press Enter to release (Ctrl-C to cancel) ")
-            except (KeyboardInterrupt, EOFError):
-                table.cancel(planned["drop_id"])
-                out.print("cancelled: put the cubes back where they came from")
+        return release_and_clean(args, table, planned["drop_id"], notes_shown=planned.get("notes", []))
+
+
+def release_and_clean(args: argparse.Namespace, table: Any, drop_id: int, *, cancel_on_abort: bool = True,
+                      notes_shown: list[str] | None = None) -> int:
+    """Release a planned drop (at a real table after the host's Enter or button), print the result and
+    check the tray's clean-up. Exit 1 when the host stops at the prompt (the drop is cancelled, or with
+    ``cancel_on_abort`` false left planned), 3 when the reading awaits the host."""
+    from controller.cli._render import console, result_panel
+    from controller.wording import counts_phrase
+
+    out = console()
+    simulated = table.cycle.sim is not None
+    if not simulated and not args.yes:
+        buttons = getattr(table.station, "buttons", None)
+        try:
+            if buttons is not None:
+                out.print("Put these cubes into the funnel, then press the release button (Ctrl-C to cancel)")
+                while not buttons.wait_for_release_press(1.0):
+                    pass
+            else:
+                input("Put these cubes into the funnel, then press Enter to release (Ctrl-C to cancel) ")
+        except (KeyboardInterrupt, EOFError):
+            if not cancel_on_abort:
+                out.print(f"not released: drop {drop_id} stays planned (`tower drop release {drop_id}` or "
+                          f"`tower drop cancel {drop_id}`)")
                 return 1
-        view = table.release(planned["drop_id"])
-        out.print(result_panel(view))
-        print_notes(out, {"notes": [n for n in view.get("notes", []) if n not in planned.get("notes", [])]})
-        if view["needs_confirmation"]:
-            return 3
-        if not simulated and not args.yes:
-            input("Clear the tray as listed, then press Enter ")
-        check = table.clean()
-        if not check["closed"]:
-            out.print(f"[yellow]The tray still differs: expected {counts_phrase(check['expected'])}, "
-                      f"seen {counts_phrase(check['seen'])}[/]")
+            table.cancel(drop_id)
+            out.print("cancelled: put the cubes back where they came from")
+            return 1
+    view = table.release(drop_id)
+    out.print(result_panel(view))
+    print_notes(out, {"notes": [n for n in view.get("notes", []) if n not in (notes_shown or [])]})
+    if view["needs_confirmation"]:
+        return 3
+    if not simulated and not args.yes:
+        input("Clear the tray as listed, then press Enter ")
+    check = table.clean()
+    if not check["closed"]:
+        out.print(f"[yellow]The tray still differs: expected {counts_phrase(check['expected'])}, "
+                  f"seen {counts_phrase(check['seen'])}[/]")
     return 0
 
 
@@ -409,6 +431,9 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps(status, indent=1))
         return 0
     out = console()
+    health = status.get("records") or {}
+    if health.get("read_only"):
+        out.print(f"[bold red]READ-ONLY:[/] {health['message']}")
     out.print(status_table(status))
     if status.get("session"):
         from controller.wording import round_phrase
@@ -421,18 +446,38 @@ def _status(args: argparse.Namespace) -> int:
 
 @_guarded
 def _log(args: argparse.Namespace) -> int:
-    from controller.table import open_records, records_dir
+    from controller.table import acknowledge_damage, open_records, records_dir
 
-    store = open_records(records_dir(args.config, args.data_dir))
+    data_dir = records_dir(args.config, args.data_dir)
+    if args.action == "acknowledge":
+        if not args.who:
+            return _refused(ValueError("say who acknowledges the damage: `tower log acknowledge --who NAME`"))
+        done = acknowledge_damage(data_dir, args.who, args.note)
+        if args.json:
+            print(json.dumps(done))
+        elif done["ok"]:
+            print("nothing to acknowledge: the records are intact" if not done["acknowledged"] else
+                  f"nothing new to acknowledge ({len(done['acknowledged'])} problem(s) acknowledged before)")
+        else:
+            print(f"acknowledged by {args.who}: {len(done['problems'])} problem(s); the station writes again")
+            for problem in done["problems"]:
+                print(f"  - {problem['problem']}")
+        return 0
+    store = open_records(data_dir)
     try:
         if args.action == "verify":
             result = store.verify()
             if args.json:
                 print(json.dumps(result.as_dict()))
             elif result.ok:
-                print(f"ok: {result.records} records, the hash chain and every photo are intact")
+                known = f" ({len(result.acknowledged)} damaged place(s) acknowledged before)" if result.acknowledged else ""
+                print(f"ok: {result.records} records, the hash chain and every photo are intact{known}")
             else:
                 print(f"FAILED: {result.problem}")
+                for problem in result.problems[1:]:
+                    print(f"  also: {problem.text}")
+                print("The station is read-only until the host acknowledges this: "
+                      "`tower log acknowledge --who NAME` (after looking at what changed)")
             return 0 if result.ok else 1
         records = [r.as_dict() for r in store.records()]
     finally:

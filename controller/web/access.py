@@ -9,9 +9,20 @@ battle, releasing the funnel, correcting a reading) needs the host's credentials
 * a script may instead send the PIN itself in the ``X-Tower-PIN`` header.
 
 In both cases a request whose ``Origin`` (or, without one, ``Referer``) names another site is
-refused before the credentials are even looked at. Repeated wrong PINs from one client lock it out
-for a while, because a four-to-six digit PIN is otherwise guessed in minutes. Every refusal is
-logged on the ``controller.web.access`` logger with the client, the request and the reason.
+refused before the credentials are even looked at. Every refusal is logged on the
+``controller.web.access`` logger with the client, the request and the reason.
+
+Guessing the PIN. Wrong PINs are throttled on the PIN itself, across every address: after
+``free_failures`` wrong PINs in a row the next try is accepted only after a back-off that doubles
+with each further wrong PIN (1 s, 2 s, 4 s, ... up to ``backoff_max_s``); a try that comes sooner is
+refused with 429 *without being compared*, so a guesser gains nothing by sending more, from however
+many addresses (forwarded-for headers are not even read: uvicorn's proxy headers are off unless
+``tower serve --trusted-proxy`` says the station is behind one). A six-digit PIN then takes years to
+find. The host is never locked out by it: a successful login also leaves a long-lived, signed
+*device cookie* (``HttpOnly``, ``SameSite=Strict``), and a PIN sent from a device that carries one is
+always compared, back-off or not (its own wrong PINs back off on that device alone). Only a device
+that has never logged in waits out the back-off during an attack, and a host session already open
+is not touched by it at all. The device cookie's key lives in memory, like the sessions.
 """
 
 from __future__ import annotations
@@ -30,19 +41,23 @@ log = logging.getLogger("controller.web.access")
 COOKIE_NAME = "tower_host"
 CSRF_HEADER = "X-CSRF-Token"
 PIN_HEADER = "X-Tower-PIN"
+DEVICE_COOKIE = "tower_device"
 
 
-def generate_pin(digits: int = 6) -> str:
+MIN_PIN_LENGTH = 6
+
+
+def generate_pin(digits: int = MIN_PIN_LENGTH) -> str:
     """A random numeric PIN (cryptographically random; leading zeros kept)."""
-    if digits < 4:
-        raise ValueError(f"a PIN needs at least 4 digits, not {digits}")
+    if digits < MIN_PIN_LENGTH:
+        raise ValueError(f"a PIN needs at least {MIN_PIN_LENGTH} digits, not {digits}")
     return "".join(secrets.choice("0123456789") for _ in range(digits))
 
 
 def validate_pin(pin: str) -> str:
-    """Check a PIN chosen by the host: 4 to 12 characters, digits or letters, no spaces."""
-    if not (4 <= len(pin) <= 12) or not pin.isalnum() or not pin.isascii():
-        raise ValueError("the PIN must be 4 to 12 letters or digits")
+    """Check a PIN chosen by the host: 6 to 12 characters, digits or letters, no spaces."""
+    if not (MIN_PIN_LENGTH <= len(pin) <= 12) or not pin.isalnum() or not pin.isascii():
+        raise ValueError(f"the PIN must be {MIN_PIN_LENGTH} to 12 letters or digits")
     return pin
 
 
@@ -56,27 +71,32 @@ class Refused(Exception):
 
 
 @dataclass
-class _Failures:
-    count: int = 0
-    locked_until: float = 0.0
+class _Backoff:
+    """Wrong PINs in a row and the earliest moment the next one is compared."""
+
+    failures: int = 0
+    next_try: float = 0.0
 
 
 @dataclass
 class HostAccess:
-    """The host's PIN and the sessions it opened.
+    """The host's PIN, the sessions it opened and the devices it logged in from.
 
-    ``max_failures`` wrong PINs in a row from one client address lock that address out for
-    ``lockout_s`` seconds. Sessions live in memory: restarting ``tower serve`` logs the host out,
-    which is what a new PIN should do anyway.
+    After ``free_failures`` wrong PINs in a row the next PIN is compared only ``backoff_base_s``
+    later, and each further wrong PIN doubles that wait, up to ``backoff_max_s`` (module docstring).
+    Sessions live in memory: restarting ``tower serve`` logs the host out, which is what a new PIN
+    should do anyway.
     """
 
     pin: str
-    max_failures: int = 5
-    lockout_s: float = 60.0
+    free_failures: int = 5
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 300.0
     clock: object = field(default=time.monotonic, repr=False)
     _secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     _sessions: set[str] = field(default_factory=set, repr=False)
-    _failures: dict[str, _Failures] = field(default_factory=dict, repr=False)
+    _anyone: _Backoff = field(default_factory=_Backoff, repr=False)
+    _devices: dict[str, _Backoff] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
@@ -86,22 +106,46 @@ class HostAccess:
     def _now(self) -> float:
         return float(self.clock())  # type: ignore[operator]
 
-    def check_pin(self, pin: str | None, client: str) -> None:
-        """Raise :class:`Refused` unless ``pin`` is the host's PIN and ``client`` is not locked out."""
+    def _wait(self, failures: int) -> float:
+        extra = failures - self.free_failures
+        if extra < 0:
+            return 0.0
+        return float(min(self.backoff_max_s, self.backoff_base_s * 2.0 ** min(extra, 64)))
+
+    def check_pin(self, pin: str | None, client: str, device: str | None = None) -> None:
+        """Raise :class:`Refused` unless ``pin`` is the host's PIN and may be compared now.
+
+        ``device`` is the device cookie a browser or script sent: a known device's PIN is always
+        compared (its own wrong PINs back off on it alone); any other waits out the shared back-off."""
         with self._lock:
-            record = self._failures.setdefault(client, _Failures())
             now = self._now()
-            if record.locked_until > now:
-                wait = int(record.locked_until - now) + 1
-                raise Refused(429, f"too many wrong PINs from this device; try again in {wait} s")
+            known = device if device and self.is_device(device) else None
+            backoff = self._devices.setdefault(known, _Backoff()) if known else self._anyone
+            if backoff.next_try > now:
+                wait = int(backoff.next_try - now) + 1
+                raise Refused(429, f"too many wrong PINs; the next PIN is looked at in {wait} s "
+                                   "(a device the host logged in from before is not held up)")
             if pin is not None and hmac.compare_digest(pin.encode(), self.pin.encode()):
-                record.count = 0
+                backoff.failures, backoff.next_try = 0, 0.0
                 return
-            record.count += 1
-            if record.count >= self.max_failures:
-                record.count = 0
-                record.locked_until = now + self.lockout_s
+            backoff.failures += 1
+            backoff.next_try = now + self._wait(backoff.failures)
+            log.warning("wrong PIN from %s (%d in a row%s)", client, backoff.failures,
+                        ", a known device" if known else "")
             raise Refused(403, "the host's PIN is needed for this" if not pin else "wrong PIN")
+
+    # -- devices the host logged in from ---------------------------------------------------------
+    def new_device(self) -> str:
+        """A device cookie: a random id and its HMAC (so it needs no storage of its own)."""
+        nonce = secrets.token_urlsafe(16)
+        return f"{nonce}.{self._sign('device', nonce)}"
+
+    def is_device(self, token: str) -> bool:
+        nonce, _, mac = token.partition(".")
+        return bool(nonce and mac) and hmac.compare_digest(mac, self._sign("device", nonce))
+
+    def _sign(self, purpose: str, value: str) -> str:
+        return hmac.new(self._secret, f"{purpose}:{value}".encode(), hashlib.sha256).hexdigest()
 
     # -- sessions --------------------------------------------------------------------------------
     def open_session(self) -> tuple[str, str]:
@@ -126,7 +170,8 @@ class HostAccess:
         return hmac.new(self._secret, token.encode(), hashlib.sha256).hexdigest()
 
     # -- the whole check for a state-changing request --------------------------------------------
-    def authorise(self, *, cookie: str | None, csrf: str | None, pin: str | None, client: str) -> None:
+    def authorise(self, *, cookie: str | None, csrf: str | None, pin: str | None, client: str,
+                  device: str | None = None) -> None:
         """Accept a host session with its CSRF token, or the PIN in a header; refuse anything else."""
         if cookie and self.is_host(cookie):
             if csrf and hmac.compare_digest(csrf, self.csrf_for(cookie)):
@@ -135,7 +180,7 @@ class HostAccess:
                 raise Refused(403, "the request lacks this page's CSRF token")
         if pin is None:  # not a guess, so it does not count towards the lockout
             raise Refused(403, "the host's PIN is needed for this")
-        self.check_pin(pin, client)
+        self.check_pin(pin, client, device)
 
 
 def same_origin(origin: str | None, referer: str | None, host: str | None, scheme: str) -> bool:

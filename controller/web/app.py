@@ -16,13 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from controller.records import RecordsReadOnly
 from controller.web.access import (
     COOKIE_NAME,
     CSRF_HEADER,
+    DEVICE_COOKIE,
     PIN_HEADER,
     HostAccess,
     Refused,
@@ -30,6 +33,7 @@ from controller.web.access import (
 )
 from controller.web.events import EventHub
 from controller.web.files import NotServable, resolve_data_file
+from controller.web.guard import MAX_BODY_BYTES, BodyLimit, HostCheck
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("controller.web.access")
@@ -103,6 +107,11 @@ class ReleaseAnswer(BaseModel):
     who: str = Field(default="host", min_length=1, max_length=40)
 
 
+class Acknowledgement(BaseModel):
+    who: str = Field(min_length=1, max_length=40)
+    note: str = Field(default="", max_length=200)
+
+
 class ApiError(Exception):
     def __init__(self, status: int, message: str, field: str | None = None,
                  extra: dict[str, Any] | None = None) -> None:
@@ -121,6 +130,8 @@ def _table_error(err: Exception) -> ApiError:
 
     message = for_page(getattr(err, "message", None) or str(err) or type(err).__name__)
     field = getattr(err, "field", None)
+    if isinstance(err, RecordsReadOnly):  # damaged records: nothing is written until the host acknowledges
+        return ApiError(423, message, field)
     if isinstance(err, LookupError):
         return ApiError(404, message, field)
     if isinstance(err, ValueError):
@@ -133,8 +144,25 @@ def _table_error(err: Exception) -> ApiError:
     return ApiError(500, message, field)
 
 
-def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: float = 15.0) -> FastAPI:
-    """The web app for one table. ``data_dir`` is the only directory whose images are served."""
+def _invalid(err: RequestValidationError) -> tuple[str, str | None]:
+    """A refused request's problem in words, naming the field but never repeating what was sent."""
+    errors = err.errors()
+    if not errors:
+        return "the request is not valid", None
+    first = errors[0]
+    loc = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path", "header")]
+    field = ".".join(loc)[:80] or None
+    message = str(first.get("msg", "not valid"))[:200]
+    return (f"{field}: {message}" if field else message), field
+
+
+def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: float = 15.0,
+               allowed_hosts: list[str] | tuple[str, ...] = (), listen_host: str | None = None,
+               max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
+    """The web app for one table. ``data_dir`` is the only directory whose images are served.
+
+    Requests must name this machine in ``Host`` (its own names and addresses, plus ``allowed_hosts``;
+    ``"*"`` allows any) and carry at most ``max_body_bytes`` of body (``controller.web.guard``)."""
     hub = EventHub(table, keepalive_s=keepalive_s)
     change_lock = threading.Lock()  # one change at a time: two taps on Release must not race
 
@@ -150,6 +178,9 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
                   openapi_url=None)
     app.state.hub = hub
     app.state.access = access
+    # Added last runs first: the Host check, then the body limit, then FastAPI.
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    app.add_middleware(HostCheck, extra=allowed_hosts, listen_host=listen_host)
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next: Callable[[Request], Any]) -> Response:
@@ -161,6 +192,11 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, err: ApiError) -> JSONResponse:
         return JSONResponse({**err.extra, "error": err.message, "field": err.field}, status_code=err.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, err: RequestValidationError) -> JSONResponse:
+        message, field = _invalid(err)
+        return JSONResponse({"error": message, "field": field}, status_code=422)
 
     @app.exception_handler(Refused)
     async def refused(request: Request, err: Refused) -> JSONResponse:
@@ -176,7 +212,8 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
     def _host_only(request: Request) -> None:
         _check_origin(request)
         access.authorise(cookie=request.cookies.get(COOKIE_NAME), csrf=request.headers.get(CSRF_HEADER),
-                         pin=request.headers.get(PIN_HEADER), client=_client(request))
+                         pin=request.headers.get(PIN_HEADER), client=_client(request),
+                         device=request.cookies.get(DEVICE_COOKIE))
 
     def _change(action: Callable[[], Any]) -> Any:
         with change_lock:
@@ -229,11 +266,15 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
     @app.post("/api/host/login")
     def login(body: Login, request: Request) -> JSONResponse:
         _check_origin(request)
-        access.check_pin(body.pin, _client(request))
+        device = request.cookies.get(DEVICE_COOKIE)
+        access.check_pin(body.pin, _client(request), device)
         token, csrf = access.open_session()
         response = JSONResponse({"host": True, "csrf": csrf})
-        response.set_cookie(COOKIE_NAME, token, httponly=True, samesite="strict", path="/",
-                            secure=request.url.scheme == "https")
+        secure = request.url.scheme == "https"
+        response.set_cookie(COOKIE_NAME, token, httponly=True, samesite="strict", path="/", secure=secure)
+        if not (device and access.is_device(device)):  # this device is not held up by a PIN guesser
+            response.set_cookie(DEVICE_COOKIE, access.new_device(), httponly=True, samesite="strict", path="/",
+                                secure=secure, max_age=400 * 24 * 3600)
         log.info("host logged in from %s", _client(request))
         return response
 
@@ -331,6 +372,13 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         """Finish a drop whose reading failed (a camera error): read the tray again, never release."""
         result = _change(table.resume)
         hub.publish({"type": "web_resumed", "drop_id": (result or {}).get("drop_id")})
+        return result
+
+    @app.post("/api/records/acknowledge", dependencies=[Depends(_host_only)])
+    def acknowledge(body: Acknowledgement) -> Any:
+        """The host has seen the damage a verification found: recorded, and the station writes again."""
+        result = _change(lambda: table.acknowledge(body.who, body.note))
+        hub.publish({"type": "damage_acknowledged", "drop_id": None})
         return result
 
     return app

@@ -33,10 +33,15 @@ class _Server(uvicorn.Server):
         await super().shutdown(sockets=sockets)
 
 
-def make_server(app: Any, host: str, port: int, log_level: str = "info") -> uvicorn.Server:
-    """A uvicorn server for ``app`` that ends the open event streams when it shuts down."""
+def make_server(app: Any, host: str, port: int, log_level: str = "info",
+                trusted_proxies: list[str] | None = None) -> uvicorn.Server:
+    """A uvicorn server for ``app`` that ends the open event streams when it shuts down.
+
+    ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are ignored (uvicorn trusts them from 127.0.0.1 by
+    default) unless ``trusted_proxies`` names the reverse proxies the station sits behind."""
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=3,
-                            access_log=False)
+                            access_log=False, proxy_headers=bool(trusted_proxies),
+                            forwarded_allow_ips=list(trusted_proxies) if trusted_proxies else None)
     return _Server(config)
 
 

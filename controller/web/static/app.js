@@ -729,7 +729,19 @@ function renderHost() {
   b.textContent = S.host ? "Host ✓" : "Host";
 }
 
-function render() { renderHost(); renderBattle(); renderLedger(); renderHistory(); }
+function render() { renderHost(); renderRecords(); renderBattle(); renderLedger(); renderHistory(); }
+
+// Damaged records keep the station read-only until the host acknowledges them (tower log acknowledge).
+function renderRecords() {
+  const box = $("records-warning");
+  const health = ((S.data && S.data.status) || {}).records || {};
+  box.hidden = !health.read_only;
+  if (!health.read_only) { box.replaceChildren(); return; }
+  const ack = S.host ? h("button", { class: "secondary", id: "acknowledge-damage", type: "button",
+    onclick: () => act("Acknowledge", "/api/records/acknowledge", { who: whoAmI() }).then(() => scheduleRefresh()) },
+  "I have looked: acknowledge") : null;
+  box.replaceChildren(h("p", { class: "notice warn", text: `Read-only: ${health.message}` }), ...(ack ? [ack] : []));
+}
 
 // -- host login ------------------------------------------------------------------------------------
 function setupHost() {
