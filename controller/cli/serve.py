@@ -56,14 +56,17 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     try:
         data_dir = Path(args.data_dir or table.data_dir)
-        app = create_app(table, data_dir, HostAccess(pin), allowed_hosts=args.allow_host, listen_host=args.host)
+        access = HostAccess(pin, key_file=data_dir / "host.key")  # the host stays logged in across restarts
+        app = create_app(table, data_dir, access, allowed_hosts=args.allow_host, listen_host=args.host)
         shown = "localhost" if args.host in ("0.0.0.0", "::") else args.host
         print(f"Serving the table on http://{shown}:{args.port}/ (listening on {args.host})")
         from controller.web.guard import machine_names
 
         names = sorted(machine_names(args.host) | set(args.allow_host))
         print(f"Answering requests sent to: {', '.join(names)} (more with --allow-host NAME)")
-        print(f"Host PIN: {pin}", flush=True)
+        print(f"Host PIN: {pin}")
+        print(f"Host devices stay logged in across restarts for a day (delete {data_dir / 'host.key'} "
+              "to log every device out)", flush=True)
         # Under systemd (Type=notify, WatchdogSec): READY now that the devices are open, then
         # WATCHDOG pings only while they stay healthy (docs/raspberry-pi.md). A no-op elsewhere.
         from hardware.watchdog import ServiceWatchdog, station_health_checks

@@ -81,7 +81,13 @@ async function api(path, body) {
     if (S.csrf) opts.headers["X-CSRF-Token"] = S.csrf;
     opts.body = JSON.stringify(body);
   }
-  const res = await fetch(path, opts);
+  let res;
+  try { res = await fetch(path, opts); } catch (_) {  // no answer at all: the server is down or the network is
+    const err = new Error("the station is offline; the page reconnects by itself");
+    err.offline = true;
+    setLive(false);
+    throw err;
+  }
   let data = null;
   try { data = await res.json(); } catch (_) { data = null; }
   if (!res.ok) {
@@ -134,11 +140,23 @@ function onEvent(event) {
   if (!S.releasing || step === null) scheduleRefresh();
 }
 
-function connect() {
+// The connection, in words as well as a coloured dot: "connected" or "offline, reconnecting".
+function setLive(online) {
   const live = $("live");
+  const was = S.online;
+  S.online = online;
+  live.dataset.state = online ? "live" : "offline";
+  live.textContent = online ? "connected" : "offline, reconnecting…";
+  if (online && was === false) scheduleRefresh();  // back after a restart: the table may have moved on
+}
+
+function connect() {
   const source = new EventSource("/api/events");
-  source.onopen = () => { live.dataset.state = "live"; live.textContent = "live"; };
-  source.onerror = () => { live.dataset.state = "offline"; live.textContent = "reconnecting"; };
+  source.onopen = () => setLive(true);
+  source.onerror = () => {
+    setLive(false);
+    if (source.readyState === EventSource.CLOSED) { setTimeout(connect, 3000); }  // the browser gave up: try again
+  };
   source.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (_) { /* a keep-alive */ } };
 }
 
@@ -544,11 +562,17 @@ function mismatchView(mismatch) {
 }
 
 async function release(dropId) {
+  if (S.online === false) { toast("Offline, nothing was released: the page reconnects by itself.", true); return; }
   S.releasing = { drop_id: dropId, step: 0 };
   renderBattle();
-  const record = await act("Release", `/api/drops/${dropId}/release`, {});
-  S.releasing = null;
-  await refresh();
+  let offline = false;
+  S.busy = true;
+  try { await api(`/api/drops/${dropId}/release`, {}); }
+  catch (err) {
+    offline = !!err.offline;
+    toast(offline ? "Offline, nothing was released: the page reconnects by itself." : `Release: ${err.message}`, true);
+  } finally { S.busy = false; S.releasing = null; render(); }
+  if (!offline) await refresh();
 }
 
 // -- the game and the round (the host) ------------------------------------------------------------
