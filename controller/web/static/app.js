@@ -66,8 +66,18 @@ function when(ts) {
   return isNaN(d) ? String(ts) : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 }
 
+// After a step that replaces the battle card (a plan, a login), its top is what the host reads next:
+// "into the funnel", or the "New battle" button, never left scrolled past.
+function showTop(id) {
+  const el = $(id);
+  if (el && el.getBoundingClientRect().top < 0 || (el && el.getBoundingClientRect().top > window.innerHeight * 0.6)) {
+    el.scrollIntoView({ block: "start" });
+  }
+}
+
 function toast(message, bad) {
   const t = $("toast");
+  t.onclick = () => { t.hidden = true; };  // a tap puts it away; it never sits over a button for long
   t.textContent = message; t.classList.toggle("bad", !!bad); t.hidden = false;
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => { t.hidden = true; }, 5000);
@@ -516,7 +526,7 @@ function battleForm() {
       battle.buildings = fd.getAll("buildings");
     }
     const planned = await act("Planning", "/api/battles", battle);
-    if (planned) { S.showForm = false; await refresh(); return; }
+    if (planned) { S.showForm = false; await refresh(); showTop("battle"); return; }
     const data = S.lastError && S.lastError.data;
     if (data && data.tray_mismatch) { S.mismatch = { ...data.tray_mismatch, message: data.error }; S.showForm = false; renderBattle(true); }
   });
@@ -783,6 +793,8 @@ function setupHost() {
     try {
       const res = await api("/api/host/login", { pin: $("pin-input").value });
       S.host = true; S.csrf = res.csrf; dialog.close(); toast("You are the host on this device."); await refresh();
+      const next = $("new-battle") || $("release") || $("confirm");
+      if (next) next.scrollIntoView({ block: "center" });
     } catch (err) { $("pin-error").textContent = err.message; $("pin-error").hidden = false; }
   });
 }
