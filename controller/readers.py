@@ -26,11 +26,17 @@ class Observation:
     annotated: Path | None = None
     source: str = "camera"
     settled: bool = True
+    #: the counter would act on this frame alone; where it would not, ``alternatives`` says per
+    #: colour in doubt which counts it cannot tell apart: ``{"red": [(6, 0.62), (7, 0.38)]}``
+    trusted: bool = True
+    alternatives: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {"cubes": {c: n for c, n in self.cubes.items() if n}, "courtiers": {c: n for c, n in self.courtiers.items() if n},
                 "usable": self.usable, "reason": self.reason, "confidence": round(float(self.confidence), 4),
-                "source": self.source, "settled": self.settled}
+                "source": self.source, "settled": self.settled, "trusted": bool(self.trusted),
+                "alternatives": {c: [[int(n), round(float(p), 3)] for n, p in alts]
+                                 for c, alts in self.alternatives.items()}}
 
 
 class TrayReader(Protocol):
@@ -107,4 +113,6 @@ class CameraReader:
             reason = (reason + "; " if reason else "") + "the tray did not settle before the timeout"
         return Observation(cubes=dict(reading.cubes), courtiers=dict(reading.courtiers), usable=bool(reading.usable),
                            reason=reason, confidence=float(reading.confidence), raw=raw, annotated=annotated,
-                           source="camera", settled=settled)
+                           source="camera", settled=settled, trusted=bool(reading.usable and reading.trusted),
+                           alternatives={c: [(int(n), float(p)) for n, p in alts]
+                                         for c, alts in reading.alternatives.items()})

@@ -76,7 +76,7 @@ def _build_cycle(cfg: Any, store: RecordStore, station: Any, reader: str) -> Dro
 
         hands = SimHands(sim)
     cycle = DropCycle(store, funnel=station.funnel, reader=tray_reader, board=getattr(station, "board", None),
-                      sim=sim, hands=hands)
+                      sim=sim, hands=hands, beam_clump=cfg.board.beam_clump)
     return cycle
 
 
@@ -248,6 +248,11 @@ class Table:
             view = self.cycle.drop_view(drop_id)
             counts = (view.get("reading") or {}).get("cubes", {})
             return self.cycle.correct(drop_id, counts, who, note="confirmed as read")
+
+    def answer(self, drop_id: int, counts: dict[str, int], who: str) -> dict[str, Any]:
+        """The host's answer to the station's question about the colours in doubt ("6 or 7 red?")."""
+        with self._lock:
+            return self.cycle.answer(drop_id, counts, who)
 
     def reread(self, drop_id: int) -> dict[str, Any]:
         """Read the tray of a doubted drop again (never a new release)."""
