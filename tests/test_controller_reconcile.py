@@ -141,3 +141,33 @@ def test_a_gap_beyond_what_clumps_explain_is_still_a_doubt(tmp_path: Path) -> No
     view = cyc.release(drop_id)
     assert sum(sim.tray_contents().values()) - sim.beam_count() >= 4
     assert view["needs_confirmation"] and "more than cubes passing the beam together explain" in view["doubts"][0]
+
+
+class Crash(BaseException):
+    """Stands for SIGKILL between committing the reading and resolving it."""
+
+
+def test_a_reconciled_reading_is_resolved_as_reconciled_after_a_crash(tmp_path: Path) -> None:
+    sim, cyc = _world(tmp_path)
+
+    def hesitate(truth: dict[str, int]) -> Observation:
+        b = truth["blue"]
+        return Observation(cubes={**truth, "blue": b - 1}, trusted=False,
+                           alternatives={"blue": [(b - 1, 0.6), (b, 0.4)]})
+
+    cyc.reader = HesitatingReader(sim, hesitate)
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+
+    def die(*args: Any) -> Any:
+        raise Crash()
+
+    cyc._resolve = die  # type: ignore[method-assign]
+    with pytest.raises(Crash):
+        cyc.release(drop_id)
+    assert cyc.state["drop"]["phase"] == "counted"
+    again = DropCycle(cyc.store, funnel=SimFunnelRelease(sim), reader=DirectReader(sim), sim=sim,
+                      hands=SimHands(sim), board=SimTrayBoard(sim))
+    view = again.resume()
+    assert view is not None and view["phase"] == "resolved"
+    assert view["tray_after"] == ses.clean(sim.tray_contents())  # the reconciled tray, not the camera's
+    assert sim.release_count == 2

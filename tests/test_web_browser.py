@@ -112,9 +112,16 @@ def settle_the_reading(host, table: Table) -> dict:  # type: ignore[no-untyped-d
     if host.locator("#confirm").count():
         drop = table.status()["drop"]
         assert drop["needs_confirmation"] and drop["doubts"]
-        expect(host.locator("#doubts")).to_contain_text(drop["doubts"][0])
         truth = table.station.sim.tray_contents()
-        if {c: n for c, n in drop["reading"]["cubes"].items() if n} == {c: n for c, n in truth.items() if n}:
+        question = drop["question"]
+        if question:  # the station asks about the colours in doubt only ("Is it 6 or 7 red?")
+            expect(host.locator("#question")).to_be_visible()
+        else:
+            expect(host.locator("#doubts")).to_contain_text(drop["doubts"][0])
+        if question and all(truth.get(c, 0) in counts for c, counts in question.items()):
+            for colour in sorted(question):
+                host.click(f"#answer-{colour}-{truth.get(colour, 0)}")
+        elif {c: n for c, n in drop["reading"]["cubes"].items() if n} == {c: n for c, n in truth.items() if n}:
             host.click("#confirm")
         else:
             host.click("#correct")
