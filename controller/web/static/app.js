@@ -378,8 +378,10 @@ function questionView(record) {
         }
       },
     }, String(n)))));
+  const others = (record.doubts || []).filter((d) => !d.startsWith("Is it "));  // a doubt besides the question
   return h("div", { class: "notice warn question", id: "question" },
     h("strong", { class: "question-text", id: "question-text", text: questionText(q) }),
+    others.length ? h("ul", {}, others.map((d) => h("li", { text: d }))) : null,
     h("p", { text: mine ? "The patch in doubt is circled on the photo. Look at the tray and tap the count."
       : "The patch in doubt is circled on the photo; the host answers." }),
     ...rows);
