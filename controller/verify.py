@@ -38,8 +38,10 @@ MAX_READS = 3
 #: share of the weight (the 99 % credible set holds one combination).
 UNSURE_SHARE = 0.01
 #: A beam below the camera's total fits when the clump model gives an undercount at least that
-#: large at least this chance; a bigger gap is a doubt (a miscount, or cubes from elsewhere).
-PLAUSIBLE_UNDERCOUNT = 0.01
+#: large at least this chance; a bigger gap is a doubt (a miscount, or cubes from elsewhere). Small,
+#: because every honest drop has this chance of being doubted: 1 in 10,000 (at the default clump
+#: rate: 40 cubes may count as 33, not as 32; 10 as 7, not as 6).
+PLAUSIBLE_UNDERCOUNT = 1e-4
 
 
 def beam_likelihood(beam: int, total: int, clump: float) -> float:
