@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import sys
@@ -55,6 +56,7 @@ class Clock:
         self.cpu: dict[str, float] = {}
         self.lock = threading.Lock()
         self.resolved = threading.Event()
+        self.drop_id: int | None = None  # the drop whose resolution the page waits for
 
     def mark(self, name: str) -> None:
         with self.lock:
@@ -150,7 +152,10 @@ def watch_page(hub: Any, clock: Clock) -> threading.Thread:
     """A page's event stream in its own event loop; the resolution's arrival is the push's end."""
     async def consume() -> None:
         async for message in hub.stream():
-            if '"type":"resolution"' in message:
+            if not message.startswith("data: "):
+                continue
+            event = json.loads(message[len("data: "):])
+            if event.get("type") == "resolution" and event.get("drop_id") == clock.drop_id:
                 clock.mark("pushed")
                 clock.resolved.set()
 
@@ -168,10 +173,6 @@ def run(battles: int, seed: int) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None).replace(station={"data_dir": str(Path(tmp) / "data")}, sim={"seed": seed})
         with Table.open(config=cfg, reader="camera") as table:
-            table.new_session(["red", "blue", "yellow"])
-            fill = table.plan({"battle": "initial_fill"})
-            if table.release(fill["drop_id"])["needs_confirmation"]:
-                table.correct(fill["drop_id"], table.station.sim.tray_contents(), "host")
             clock = Clock()
             instrument(table, clock)
             hub = EventHub(table, keepalive_s=60)
@@ -179,10 +180,15 @@ def run(battles: int, seed: int) -> list[dict[str, Any]]:
             watch_page(hub, clock)
             time.sleep(0.3)  # the page is connected
             for i in range(battles):
-                for player in ("red", "blue", "yellow"):
-                    table.deploy(player, 6)
+                if i % len(BATTLES) == 0:  # a fresh game every few battles, so the supplies never run dry
+                    table.new_session(["red", "blue", "yellow"])
+                    fill = table.plan({"battle": "initial_fill"})
+                    if table.release(fill["drop_id"])["needs_confirmation"]:
+                        table.correct(fill["drop_id"], table.station.sim.tray_contents(), "host")
+                    table.clean()
                 planned = table.plan(BATTLES[i % len(BATTLES)])
                 clock.clear()
+                clock.drop_id = planned["drop_id"]
                 view = table.release(planned["drop_id"])
                 if view["needs_confirmation"]:
                     print(f"battle {i + 1}: the station asked the host ({'; '.join(view['doubts'])}); not timed")
