@@ -40,7 +40,8 @@ from typing import Any
 from controller import session as ses
 from controller.records import RecordStore
 from controller.session import SessionError, add, clean
-from controller.verify import read_verified
+from controller.verify import question_text, read_verified
+from hardware.config import DEFAULT_BEAM_CLUMP
 
 SESSION_KNOWS = ("tray_before", "tower_before", "supply", "tray_after")
 
@@ -68,8 +69,9 @@ class DropCycle:
     """Plans, releases, reads, verifies, resolves and closes drops, committing each step."""
 
     def __init__(self, store: RecordStore, *, funnel: Any, reader: Any, board: Any = None, sim: Any = None,
-                 hands: Any = None, on_event: Any = None) -> None:
+                 hands: Any = None, on_event: Any = None, beam_clump: float = DEFAULT_BEAM_CLUMP) -> None:
         self.store = store
+        self.beam_clump = beam_clump  # how the break-beam undercounts clumps (controller.verify)
         self.funnel = funnel
         self.reader = reader
         self.board = board
@@ -335,7 +337,8 @@ class DropCycle:
         tag = f"drop-{drop_id:06d}" + (f"-r{readings_before + 1}" if readings_before else "")
         verified = read_verified(self.reader, self.board if drop.get("beam_reset") else None,
                                  tag, drop["funnel"], tower_before,
-                                 funnel_left=self.sim.funnel_contents if self.sim is not None else None)
+                                 funnel_left=self.sim.funnel_contents if self.sim is not None else None,
+                                 clump=self.beam_clump)
         obs = verified.observation
         images = {k: v for k, v in (("raw", obs.raw), ("annotated", obs.annotated)) if v is not None}
         for i, early in enumerate(verified.earlier, start=1):  # the doubted reads are evidence too
@@ -343,15 +346,18 @@ class DropCycle:
                            if v is not None})
         reading = obs.as_dict()
         needs = bool(verified.doubts)
+        # the counter's alternatives weighed against the beam and the ledger: the tray used, and why
+        reconciled = verified.reconciliation.as_dict() if verified.reconciliation is not None else None
         state = ses.set_phase(self.state, "counted", reading=reading, doubts=verified.doubts,
-                              needs_confirmation=needs,
+                              needs_confirmation=needs, reconciliation=reconciled, notes=verified.notes,
                               images={k: Path(v).resolve().relative_to(self.store.data_dir.resolve()).as_posix()
                                       for k, v in images.items()})
-        self._commit("reading", {"reading": reading, "doubts": verified.doubts, "attempts": verified.attempts},
+        self._commit("reading", {"reading": reading, "doubts": verified.doubts, "attempts": verified.attempts,
+                                 "reconciliation": reconciled, "notes": verified.notes},
                      state, drop_id=drop_id, images=images)
         if needs:
             return self.drop_view(drop_id)
-        return self._resolve(drop_id, reading["cubes"])
+        return self._resolve(drop_id, clean(verified.counts))
 
     def reread(self, drop_id: int) -> dict[str, Any]:
         """Read the tray again at the host's request (a hand was in the way, a jammed trapdoor was
@@ -399,6 +405,21 @@ class DropCycle:
         self._commit("correction", payload, new, drop_id=drop_id)
         return self._resolve(drop_id, clean(counts))
 
+    def answer(self, drop_id: int, counts: dict[str, int], who: str) -> dict[str, Any]:
+        """The host answers the station's question ("Is it 6 or 7 red?") with the doubted colours'
+        counts only; the rest of the tray is the reconciled reading. Recorded as a correction."""
+        drop = self._drop(drop_id)
+        question = (drop.get("reconciliation") or {}).get("question") or {}
+        if drop["phase"] != "counted" or not drop.get("needs_confirmation") or not question:
+            raise DropError(f"drop {drop_id} has no open question about its counts; correct the whole tray instead")
+        unasked = sorted(set(counts) - set(question))
+        if unasked or set(counts) != set(question):
+            raise SessionError(f"the question is {question_text(question)}: answer {', '.join(sorted(question))} "
+                               f"(got {', '.join(sorted(counts)) or 'nothing'}); correct the whole tray for other colours")
+        tray = {**(drop["reconciliation"].get("best") or drop["reading"]["cubes"]), **counts}
+        answer = ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
+        return self.correct(drop_id, clean(tray), who, note=f"answered {question_text(question)} {answer}")
+
     # -- resume ------------------------------------------------------------------------------------
     def resume(self) -> dict[str, Any] | None:
         """Finish whatever a dead process left in flight, without ever releasing again."""
@@ -432,7 +453,7 @@ class DropCycle:
             return self.read_and_resolve(drop_id)
         if phase == "counted" and not drop.get("needs_confirmation"):
             # the reading was committed and trusted; the process died before resolving it
-            return self._resolve(drop_id, drop["reading"]["cubes"])
+            return self._resolve(drop_id, _reading_counts(drop))
         return self.drop_view(drop_id)
 
     # -- the Emperor's Court -----------------------------------------------------------------------
@@ -635,6 +656,13 @@ def _carry_vouched(state: dict[str, Any], new: dict[str, Any], why: str) -> None
     new["tray_vouched"] = {**vouched, "tray": clean(new["tray"]), "carried_over": why}
 
 
+def _reading_counts(drop: dict[str, Any]) -> dict[str, int]:
+    """The tray a committed, undoubted reading stands for: the reconciled one where the counter
+    hesitated, else what it read."""
+    reconciled = (drop.get("reconciliation") or {}).get("cubes")
+    return dict(reconciled) if reconciled else dict(drop["reading"]["cubes"])
+
+
 def _beam(board: Any) -> int:
     try:
         return int(board.beam_count())
@@ -666,8 +694,8 @@ def finish_hint(drop: dict[str, Any]) -> str:
         return (f"release it with `tower drop release {n}` or give it up with `tower drop cancel {n}` "
                 "(or the host's buttons on the page)")
     if phase == "release_unknown":
-        return (f"say whether its cubes fell: `tower drop answer {n} --fell` or "
-                f"`tower drop answer {n} --still-in-funnel` (or on the page)")
+        return (f"say whether its cubes fell: `tower drop confirm-release {n} --fell` or "
+                f"`tower drop confirm-release {n} --still-in-funnel` (or on the page)")
     if phase == "counted":
         return f"confirm or correct its reading with `tower correct {n} --who NAME [COLOUR=N ...]` (or on the page)"
     return "finish it first (any `tower` command that opens the station finishes it, never releasing twice)"
@@ -702,10 +730,13 @@ def _view(drop: dict[str, Any]) -> dict[str, Any]:
         "resolution": result,
         "needs_confirmation": bool(drop.get("needs_confirmation")),
         "doubts": drop.get("doubts", []),
+        "reconciliation": drop.get("reconciliation"),
+        "question": ((drop.get("reconciliation") or {}).get("question") or {}) if drop.get("needs_confirmation") else {},
+        "notes": drop.get("notes", []),
         "corrections": drop.get("corrections", []),
         # what the tray held as the battle was resolved: the host's correction where there is one
         "tray_read": (drop["corrections"][-1]["after"] if drop.get("corrections")
-                      else (drop.get("reading") or {}).get("cubes")),
+                      else drop.get("tray_after") or (drop.get("reading") or {}).get("cubes")),
         "summary": summary(drop["battle"], result) if result else None,
         "instructions": instructions(drop["battle"], result) if result else [],
     }
@@ -723,6 +754,7 @@ def closed_drop_view(store: RecordStore, drop_id: int) -> dict[str, Any]:
             drop.update(battle=p["battle"], plan=p["plan"], funnel=p["plan"].get("drop", {}))
         elif rec.kind == "reading":
             drop.update(reading=p["reading"], doubts=p["doubts"], needs_confirmation=bool(p["doubts"]),
+                        reconciliation=p.get("reconciliation"), notes=p.get("notes", []),
                         images={k: v["path"] for k, v in rec.images.items()}, phase="counted")
         elif rec.kind == "correction":
             drop["corrections"].append(p)

@@ -45,8 +45,9 @@ def _writes(method: F) -> F:
 
 
 def with_notes(view: Any) -> Any:
-    """A drop view with ``notes``: where the rulebooks are silent and the engine's decision shapes
-    this battle (``engine.decisions``), one sentence each, for the CLI and the page to show."""
+    """A drop view with ``notes``: the drop cycle's own (how a doubted reading was settled) and, where
+    the rulebooks are silent and the engine's decision shapes this battle (``engine.decisions``), one
+    sentence each, for the CLI and the page to show."""
     if not isinstance(view, dict) or not isinstance(view.get("battle"), dict):
         return view
     from engine import api
@@ -56,10 +57,11 @@ def with_notes(view: Any) -> Any:
     if view.get("resolution") is not None and view.get("tray_after") is not None:
         data["tray_after"] = view["tray_after"]
     try:
-        notes = api.notes(data)
+        rule_notes = api.notes(data)
     except BattleInputError:  # a refused reading is the drop's doubt already; it has no notes
-        notes = []
-    return {**view, "notes": notes}
+        rule_notes = []
+    kept = list(view.get("notes") or [])  # the drop cycle's own (how its reading was settled)
+    return {**view, "notes": kept + [n for n in rule_notes if n not in kept]}
 
 
 class StationBusy(RuntimeError):
@@ -116,7 +118,7 @@ def _build_cycle(cfg: Any, store: RecordStore, station: Any, reader: str) -> Dro
 
         hands = SimHands(sim)
     cycle = DropCycle(store, funnel=station.funnel, reader=tray_reader, board=getattr(station, "board", None),
-                      sim=sim, hands=hands)
+                      sim=sim, hands=hands, beam_clump=cfg.board.beam_clump)
     return cycle
 
 
@@ -318,6 +320,12 @@ class Table:
             view = self.cycle.drop_view(drop_id)
             counts = (view.get("reading") or {}).get("cubes", {})
             return with_notes(self.cycle.correct(drop_id, counts, who, note="confirmed as read"))
+
+    @_writes
+    def answer(self, drop_id: int, counts: dict[str, int], who: str) -> dict[str, Any]:
+        """The host's answer to the station's question about the colours in doubt ("6 or 7 red?")."""
+        with self._lock:
+            return self.cycle.answer(drop_id, counts, who)
 
     @_writes
     def reread(self, drop_id: int) -> dict[str, Any]:

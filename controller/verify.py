@@ -1,56 +1,257 @@
-"""Is a tray reading fit to decide a battle?
+"""Is a tray reading fit to decide a battle, and where the counter hesitates, which reading is it?
 
 A wrong count decides a battle wrongly, and a battle cannot be dropped again, so a reading is only
-used when nothing speaks against it: the frame is usable, the counter is confident, no colour shows
-more cubes than could have come out of the tower (what was dropped plus what the ledger says was
-inside), and, where the tray board has a break-beam, its count of falling cubes agrees with the
-camera's total. On any doubt the cycle re-reads (a hand may have moved away, a cube may have
-settled), shakes the tray with the vibration motor where there is one (a cube lying on another is
-hidden), and finally asks the host to confirm or correct the counts.
+used when nothing speaks against it: the frame is usable, the counter trusts it (``obs.trusted``,
+the counter's own calibrated gate), no colour shows more cubes than could have come out of the
+tower (what was dropped plus what the ledger says was inside), and, where the tray board has a
+break-beam, its count of falling cubes fits the camera's total.
+
+Where the counter hesitates between counts ("red 6 or 7", ``obs.alternatives``) the station
+reconciles before it asks (:func:`reconcile`): every combination of the alternatives is weighed by
+the counter's probabilities, the tower ledger (hard: no more of a colour than could have come out)
+and the beam. The beam is evidence, not truth: a single break-beam counts two cubes that pass it
+together as one, so it may count fewer cubes than fell, never more. Its count is weighed by that
+clump model (:func:`beam_likelihood`): a beam equal to a combination's total is strong evidence
+for it, a beam below it weak evidence, a beam above it rules it out. Where one combination holds
+all but :data:`UNSURE_SHARE` of the weight it is used without asking and the reason is recorded;
+otherwise the host is asked, only about the colours still in doubt ("Is it 6 or 7 red?").
+
+On other doubts the cycle re-reads (a hand may have moved away, a cube may have settled), shakes the
+tray with the vibration motor where there is one (a cube lying on another is hidden: the beam says
+more fell than the camera sees), and finally asks the host to confirm or correct the counts.
+Re-reading a still tray does not tell 6 cubes from 7, so an open question is asked at once.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from controller.readers import Observation
+from hardware.config import DEFAULT_BEAM_CLUMP
 
-MIN_CONFIDENCE = 0.8
 #: How many reads before the host is asked: first read, a re-read, then one after shaking the tray.
 MAX_READS = 3
+#: A combination is used without asking only where all the others together keep less than this
+#: share of the weight (the 99 % credible set holds one combination).
+UNSURE_SHARE = 0.01
+#: A beam below the camera's total fits when the clump model gives an undercount at least that
+#: large at least this chance; a bigger gap is a doubt (a miscount, or cubes from elsewhere). Small,
+#: because every honest drop has this chance of being doubted: 1 in 10,000 (at the default clump
+#: rate: 40 cubes may count as 33, not as 32; 10 as 7, not as 6).
+PLAUSIBLE_UNDERCOUNT = 1e-4
 
 
-def doubts(obs: Observation, dropped: dict[str, int], tower_before: dict[str, int] | None,
-           beam: int | None, funnel_left: dict[str, int] | None = None) -> list[str]:
-    """Every reason not to trust ``obs`` as the tray after this drop (empty: trust it).
+def beam_likelihood(beam: int, total: int, clump: float) -> float:
+    """P(the beam counts ``beam`` | ``total`` cubes fell): each cube after the first crosses the
+    beam together with the one before it, and is not counted, with chance ``clump``."""
+    if beam > total or beam < 0:
+        return 0.0
+    if total == 0:
+        return 1.0
+    missed, chances = total - beam, total - 1
+    if missed > chances:
+        return 0.0
+    return math.comb(chances, missed) * clump ** missed * (1 - clump) ** (chances - missed)
 
-    ``funnel_left``: what the station can see still lying in the funnel (``None``: it cannot see;
-    a real funnel cannot, a simulated one can)."""
-    found = []
+
+def undercount_plausible(beam: int, total: int, clump: float) -> bool:
+    """Whether a beam ``total - beam`` cubes short is one the clump model explains (tail chance)."""
+    if beam > total:
+        return False
+    tail = sum(beam_likelihood(b, total, clump) for b in range(0, beam + 1))
+    return beam == total or tail >= PLAUSIBLE_UNDERCOUNT
+
+
+def question_text(question: dict[str, list[int]]) -> str:
+    """``{"red": [6, 7]}`` -> "Is it 6 or 7 red?"."""
+    def one(colour: str, counts: list[int]) -> str:
+        words = [str(n) for n in counts]
+        return (", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]) + f" {colour}"
+    return "Is it " + ", and ".join(one(c, n) for c, n in sorted(question.items())) + "?"
+
+
+@dataclass
+class Reconciliation:
+    """The counter's alternatives weighed against the ledger and the beam.
+
+    ``cubes``: the whole tray to use, where one combination fits (else ``None``); ``question``: the
+    colours the host must settle, each with the counts that still fit; ``best``: the likeliest
+    combination that fits (the base an answer completes); ``candidates``: every combination with its
+    prior, its weight after the evidence (``posterior``) and why it was ruled out."""
+
+    reason: str
+    candidates: list[dict[str, Any]]
+    beam: int | None
+    clump: float
+    cubes: dict[str, int] | None = None
+    best: dict[str, int] | None = None
+    question: dict[str, list[int]] = field(default_factory=dict)
+    beam_too_high: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"cubes": self.cubes, "reason": self.reason, "question": self.question,
+                "question_text": question_text(self.question) if self.question else None,
+                "best": self.best, "beam": self.beam, "clump": self.clump, "candidates": self.candidates}
+
+
+def _possible(colour: str, dropped: dict[str, int], tower_before: dict[str, int] | None) -> int | None:
+    if tower_before is None:
+        return None
+    return dropped.get(colour, 0) + tower_before.get(colour, 0)
+
+
+def reconcile(obs: Observation, dropped: dict[str, int], tower_before: dict[str, int] | None,
+              beam: int | None, clump: float = DEFAULT_BEAM_CLUMP) -> Reconciliation | None:
+    """Weigh every combination of ``obs.alternatives`` (``None`` where there are none)."""
+    colours = sorted(c for c, alts in obs.alternatives.items() if alts)
+    if not colours:
+        return None
+    candidates: list[dict[str, Any]] = []
+    for combo in itertools.product(*(obs.alternatives[c] for c in colours)):
+        counts = {**obs.cubes, **{c: int(n) for c, (n, _) in zip(colours, combo, strict=True)}}
+        prior = math.prod(float(p) for _, p in combo)
+        total = sum(counts.values())
+        out = None
+        for colour, n in sorted(counts.items()):
+            possible = _possible(colour, dropped, tower_before)
+            if possible is not None and n > possible:
+                out = f"{n} {colour}, but only {possible} could have come out"
+                break
+        weight = prior
+        if out is None and beam is not None:
+            if beam > total:
+                out = f"{total} cubes in all, but the break-beam counted {beam} falling"
+            elif not undercount_plausible(beam, total, clump):
+                out = f"{total} cubes in all: too many for the break-beam's {beam} (clumps do not explain it)"
+            else:
+                weight = prior * beam_likelihood(beam, total, clump)
+        candidates.append({"counts": {c: counts[c] for c in colours}, "total": total, "prior": round(prior, 4),
+                           "weight": weight if out is None else 0.0, "out": out, "_cubes": counts})
+    fit = sorted((c for c in candidates if c["out"] is None and c["weight"] > 0), key=lambda c: -c["weight"])
+    norm = sum(c["weight"] for c in fit)
+    for c in candidates:
+        c["posterior"] = round(c.pop("weight") / norm, 4) if norm and c["out"] is None else 0.0
+    cubes_of = {id(c): c.pop("_cubes") for c in candidates}
+    rec = Reconciliation("", candidates, beam, clump)
+    if not fit:
+        totals = [c["total"] for c in candidates]
+        rec.beam_too_high = beam is not None and beam > max(totals)
+        rec.reason = "no combination of the counter's alternatives fits: " + "; ".join(
+            f"{_combo(c['counts'])} ({c['out']})" for c in candidates)
+        return rec
+    credible, share = [], 0.0
+    for c in fit:
+        credible.append(c)
+        share += c["posterior"]
+        if share >= 1 - UNSURE_SHARE:
+            break
+    rec.best = cubes_of[id(fit[0])]
+    if len(credible) == 1:
+        chosen = credible[0]
+        rec.cubes = rec.best
+        others = [c for c in candidates if c is not chosen]
+        why = "; ".join(f"{_combo(c['counts'])}: {c['out'] or _weak(c, beam)}" for c in others)
+        rec.reason = f"read as {_combo(chosen['counts'])}, not " + why
+        return rec
+    for colour in colours:
+        values = sorted({c["counts"][colour] for c in credible})
+        if len(values) > 1:
+            rec.question[colour] = values
+    rec.reason = (f"the break-beam ({'none' if beam is None else beam}) and the ledger leave "
+                  + " or ".join(f"{_combo(c['counts'])} ({c['posterior']:.0%})" for c in credible))
+    return rec
+
+
+def _combo(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
+
+
+def _weak(candidate: dict[str, Any], beam: int | None) -> str:
+    if beam is not None and candidate["total"] > beam:
+        return (f"{candidate['total']} cubes in all would need {candidate['total'] - beam} to pass the "
+                f"break-beam ({beam}) unnoticed (chance {candidate['posterior']:.1%} after the evidence)")
+    return f"chance {candidate['posterior']:.1%} after the evidence"
+
+
+@dataclass
+class Assessment:
+    """One read judged: the doubts, the counts to use where there are none, and the reconciliation."""
+
+    doubts: list[str]
+    counts: dict[str, int]
+    reconciliation: Reconciliation | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def question(self) -> dict[str, list[int]]:
+        return self.reconciliation.question if self.reconciliation is not None else {}
+
+
+def assess(obs: Observation, dropped: dict[str, int], tower_before: dict[str, int] | None, beam: int | None,
+           funnel_left: dict[str, int] | None = None, *, clump: float = DEFAULT_BEAM_CLUMP) -> Assessment:
+    """Judge one read: every reason not to use it, and the tray to use (reconciled) where there is none."""
+    found: list[str] = []
+    notes: list[str] = []
+    counts = dict(obs.cubes)
     if not obs.usable:
-        found.append(f"the frame is unusable: {obs.reason or 'no reason given'}")
-        return found
-    if obs.confidence < MIN_CONFIDENCE:
-        found.append(f"the counter is unsure (confidence {obs.confidence:.2f}): {obs.reason or 'no reason given'}")
+        return Assessment([f"the frame is unusable: {obs.reason or 'no reason given'}"], counts)
     if not obs.settled:
         found.append("the tray did not settle before the timeout")
-    if tower_before is not None:
+    rec = reconcile(obs, dropped, tower_before, beam, clump)
+    if rec is not None:
+        if rec.cubes is not None:
+            counts = dict(rec.cubes)
+            notes.append(f"reconciled without asking: {rec.reason}")
+        elif rec.beam_too_high:
+            found.append(f"the break-beam counted {beam} cubes falling but the camera sees at most "
+                         f"{max(c['total'] for c in rec.candidates)}: a cube may lie hidden under others")
+        elif rec.question and obs.trusted and rec.candidates[0]["out"] is None:
+            # a trusted reading's runner-up is tiny: soft evidence (a beam a clump short) does not
+            # overturn it, only hard evidence does (the ledger, a beam above its total)
+            notes.append(f"the counter's trusted reading kept: {rec.reason}")
+        elif rec.question:
+            found.append(f"{question_text(rec.question)} The counter cannot tell, and {rec.reason}")
+        else:
+            found.append(rec.reason)
+    elif not obs.trusted:
+        found.append(f"the counter is unsure (confidence {obs.confidence:.2f}): {obs.reason or 'no reason given'}")
+    if rec is None:
         for colour, n in sorted(obs.cubes.items()):
-            possible = dropped.get(colour, 0) + tower_before.get(colour, 0)
-            if n > possible:
+            possible = _possible(colour, dropped, tower_before)
+            if possible is not None and n > possible:
                 found.append(f"{n} {colour} read, but only {possible} could have come out "
-                             f"({dropped.get(colour, 0)} dropped + {tower_before.get(colour, 0)} inside)")
-    total = sum(obs.cubes.values())
-    if beam is not None and beam != total:
-        found.append(f"the break-beam counted {beam} cubes falling but the camera sees {total}")
+                             f"({dropped.get(colour, 0)} dropped + {tower_before.get(colour, 0) if tower_before else 0} inside)")
+        total = sum(obs.cubes.values())
+        if beam is not None and beam > total:
+            found.append(f"the break-beam counted {beam} cubes falling but the camera sees {total}")
+        elif beam is not None and beam < total:
+            if undercount_plausible(beam, total, clump):
+                notes.append(f"the break-beam counted {beam} of the {total} cubes seen: "
+                             f"{total - beam} passed it together with another")
+            else:
+                found.append(f"the break-beam counted {beam} cubes falling but the camera sees {total}, "
+                             "more than cubes passing the beam together explain")
+    total = sum(counts.values())
     if funnel_left:
         found.append(f"the trapdoor jammed: {sum(funnel_left.values())} cubes are still in the funnel")
     elif funnel_left is None and dropped and beam is not None and beam == 0 and total == 0:
         # every cube can stay inside the tower, but on a station that cannot see its funnel a jam
         # looks the same: the host looks
         found.append("nothing came out: the trapdoor may have jammed with the cubes still in the funnel")
-    return found
+    return Assessment(found, counts, rec, notes)
+
+
+def doubts(obs: Observation, dropped: dict[str, int], tower_before: dict[str, int] | None,
+           beam: int | None, funnel_left: dict[str, int] | None = None, *,
+           clump: float = DEFAULT_BEAM_CLUMP) -> list[str]:
+    """Every reason not to trust ``obs`` as the tray after this drop (empty: trust it).
+
+    ``funnel_left``: what the station can see still lying in the funnel (``None``: it cannot see;
+    a real funnel cannot, a simulated one can)."""
+    return assess(obs, dropped, tower_before, beam, funnel_left, clump=clump).doubts
 
 
 @dataclass
@@ -59,14 +260,22 @@ class VerifiedReading:
     doubts: list[str]
     earlier: list[Observation] = field(default_factory=list)  # the reads before the last, kept as evidence
     attempts: list[dict[str, Any]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # the tray to resolve with (reconciled)
+    reconciliation: Reconciliation | None = None
+    notes: list[str] = field(default_factory=list)
 
     @property
     def trusted(self) -> bool:
         return not self.doubts
 
+    @property
+    def question(self) -> dict[str, list[int]]:
+        return self.reconciliation.question if self.reconciliation is not None and self.doubts else {}
+
 
 def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
-                  tower_before: dict[str, int] | None, funnel_left: Any = None) -> VerifiedReading:
+                  tower_before: dict[str, int] | None, funnel_left: Any = None, *,
+                  clump: float = DEFAULT_BEAM_CLUMP) -> VerifiedReading:
     """Read the tray until a reading is beyond doubt, at most :data:`MAX_READS` times.
 
     ``funnel_left``: a callable returning what still lies in the funnel, where the station can see it."""
@@ -79,7 +288,7 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
     attempts: list[dict[str, Any]] = []
     earlier: list[Observation] = []
     obs = None
-    found: list[str] = []
+    verdict: Assessment | None = None
     for attempt in range(1, MAX_READS + 1):
         if attempt == MAX_READS and board is not None:
             try:
@@ -90,9 +299,16 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
         if obs is not None:
             earlier.append(obs)
         obs = reader.read(f"{tag}-{attempt}" if attempt > 1 else tag)
-        found = doubts(obs, dropped, tower_before, beam, funnel_left() if funnel_left is not None else None)
-        attempts.append({"read": attempt, "cubes": obs.as_dict()["cubes"], "doubts": found})
-        if not found:
+        verdict = assess(obs, dropped, tower_before, beam, funnel_left() if funnel_left is not None else None,
+                         clump=clump)
+        entry: dict[str, Any] = {"read": attempt, "cubes": obs.as_dict()["cubes"], "doubts": verdict.doubts}
+        if verdict.reconciliation is not None:
+            entry["reconciliation"] = verdict.reconciliation.as_dict()
+        attempts.append(entry)
+        if not verdict.doubts:
             break
-    assert obs is not None
-    return VerifiedReading(obs, found, attempts=attempts, earlier=earlier)
+        if verdict.question and len(verdict.doubts) == 1:
+            break  # only the counter's 6-or-7 is open: a still tray reads the same again, so ask now
+    assert obs is not None and verdict is not None
+    return VerifiedReading(obs, verdict.doubts, attempts=attempts, earlier=earlier, counts=verdict.counts,
+                           reconciliation=verdict.reconciliation, notes=verdict.notes)

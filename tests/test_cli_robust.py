@@ -171,7 +171,7 @@ def test_a_drop_left_planned_by_a_crash_is_cancelled_from_the_cli(
     assert code == 2 and "no drop is in flight" in err
 
 
-def test_drop_answer_settles_a_release_nobody_can_vouch_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_drop_confirm_release_settles_a_release_nobody_can_vouch_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from controller import session as ses
     from controller.table import Table
 
@@ -185,8 +185,8 @@ def test_drop_answer_settles_a_release_nobody_can_vouch_for(tmp_path: Path, caps
                        state=ses.set_phase(state, "release_unknown"))
     table.close()
     code, _, err = _run(capsys, "drop", "release", *d)
-    assert code == 2 and "release_unknown" in err and "tower drop answer" in err
-    code, out, _ = _run(capsys, "drop", "answer", "--still-in-funnel", "--who", "Anna", *d)
+    assert code == 2 and "release_unknown" in err and "tower drop confirm-release" in err
+    code, out, _ = _run(capsys, "drop", "confirm-release", "--still-in-funnel", "--who", "Anna", *d)
     assert code == 0 and "planned again" in out
     assert _run(capsys, "drop", "release", *d)[0] == 0
 

@@ -49,6 +49,8 @@ def _load(tmp_path: Path, text: str) -> StationConfig:
         ("[camera]\nwidth = 'wide'\n", "camera.width: 'wide' is not a whole number"),
         ("[camera]\nwidth = 1.5\n", "camera.width: 1.5 is not a whole number"),
         ("[board]\ntimeout_s = true\n", "board.timeout_s: True is not a number"),
+        ("[board]\nbeam_clump = 0.9\n", "board.beam_clump: 0.9 is outside 0..0.5"),
+        ("[board]\nbeam_clump = 'often'\n", "board.beam_clump: 'often' is not a number"),
         ("[stations]\n", "stations: unknown key"),
         ("[sim.faults]\nservo_jam = 1.5\n", "sim.faults.servo_jam: 1.5 is outside 0..1"),
         ("[sim.faults]\ngremlins = 1\n", "sim.faults.gremlins: unknown key"),
@@ -120,3 +122,13 @@ def test_every_key_is_documented_in_the_pi_guide() -> None:
     missing = [key for key, *_ in config_reference() if f"| `{key}` |" not in guide]
     assert not missing, f"docs/raspberry-pi.md lacks {missing}"
     assert all(doc for *_, doc in config_reference()), "every key says what it is for"
+
+
+def test_the_beam_clump_rate_reaches_the_simulated_beam_and_the_drop_cycle(tmp_path: Path) -> None:
+    from controller.table import Table
+    from hardware.config import DEFAULT_BEAM_CLUMP
+
+    assert load_config(None).board.beam_clump == DEFAULT_BEAM_CLUMP > 0  # a real beam misses clumps
+    cfg = _load(tmp_path, f"[station]\ndata_dir = '{tmp_path / 'data'}'\n[board]\nbackend = 'sim'\nbeam_clump = 0.25\n")
+    with Table.open(config=cfg, reader="direct") as table:
+        assert table.station.sim.beam_clump == 0.25 and table.cycle.beam_clump == 0.25

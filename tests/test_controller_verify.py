@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from controller.readers import Observation
-from controller.verify import doubts
+from controller.verify import assess, beam_likelihood, doubts, question_text, reconcile, undercount_plausible
 
 
 def test_a_clean_reading_has_no_doubt() -> None:
@@ -25,10 +27,14 @@ def test_the_break_beam_must_agree_with_the_camera() -> None:
     assert found == ["the break-beam counted 3 cubes falling but the camera sees 2"]
 
 
-def test_low_confidence_and_an_unsettled_tray_are_doubts() -> None:
-    obs = Observation(cubes={"blue": 1}, confidence=0.5, reason="two faces merged", settled=False)
+def test_an_untrusted_reading_and_an_unsettled_tray_are_doubts() -> None:
+    obs = Observation(cubes={"blue": 1}, confidence=0.5, reason="two faces merged", settled=False, trusted=False)
     found = doubts(obs, {"blue": 1}, {}, None)
-    assert len(found) == 2 and "unsure" in found[0] and "settle" in found[1]
+    assert len(found) == 2 and "settle" in found[0] and "unsure" in found[1] and "two faces merged" in found[1]
+
+
+def test_the_counters_trust_decides_not_a_confidence_threshold() -> None:
+    assert doubts(Observation(cubes={"blue": 1}, confidence=0.3, trusted=True), {"blue": 1}, {}, None) == []
 
 
 def test_nothing_out_is_a_jam_only_where_the_funnel_cannot_be_seen() -> None:
@@ -36,3 +42,86 @@ def test_nothing_out_is_a_jam_only_where_the_funnel_cannot_be_seen() -> None:
     assert doubts(empty, {"blue": 2}, {}, beam=0, funnel_left={}) == []  # all stuck in the tower: it happens
     assert "may have jammed" in doubts(empty, {"blue": 2}, {}, beam=0, funnel_left=None)[0]
     assert "still in the funnel" in doubts(empty, {"blue": 2}, {}, beam=0, funnel_left={"blue": 2})[0]
+
+
+# -- the beam as evidence: it may count a clump of cubes once, never more cubes than fell -------------
+def test_the_beam_model_never_overcounts_and_undercounts_rarely() -> None:
+    assert beam_likelihood(15, 14, 0.03) == 0.0
+    assert beam_likelihood(14, 14, 0.0) == 1.0 and beam_likelihood(13, 14, 0.0) == 0.0
+    assert sum(beam_likelihood(b, 14, 0.03) for b in range(15)) == pytest.approx(1.0)
+    assert beam_likelihood(14, 14, 0.03) > beam_likelihood(13, 14, 0.03) > beam_likelihood(12, 14, 0.03)
+    assert undercount_plausible(13, 14, 0.03) and undercount_plausible(14, 14, 0.03)
+    assert not undercount_plausible(8, 14, 0.03)  # six clumps in fourteen cubes: a miscount, not a clump
+
+
+def test_an_honest_beam_undercount_of_a_trusted_reading_is_no_doubt() -> None:
+    obs = Observation(cubes={"blue": 8, "yellow": 6})
+    verdict = assess(obs, {"blue": 8, "yellow": 6}, {}, beam=13)
+    assert verdict.doubts == [] and verdict.counts == obs.cubes
+    assert "passed it together" in verdict.notes[0]
+    found = doubts(obs, {"blue": 8, "yellow": 6}, {}, beam=7)
+    assert found and "more than cubes passing the beam together explain" in found[0]
+
+
+# -- reconciling the counter's alternatives ---------------------------------------------------------
+RED_6_OR_7 = {"red": [(6, 0.62), (7, 0.38)]}
+
+
+def _doubted(cubes: dict[str, int], alternatives: dict[str, list[tuple[int, float]]]) -> Observation:
+    return Observation(cubes=cubes, trusted=False, alternatives=alternatives, confidence=0.6)
+
+
+def test_the_beam_rules_out_a_combination_with_fewer_cubes_than_fell() -> None:
+    obs = _doubted({"red": 6, "blue": 4}, RED_6_OR_7)
+    rec = reconcile(obs, {"red": 7, "blue": 4}, {}, beam=11, clump=0.03)
+    assert rec is not None and rec.cubes == {"red": 7, "blue": 4} and rec.question == {}
+    assert "break-beam counted 11" in rec.reason
+    assert [c["out"] is None for c in rec.candidates] == [False, True]
+
+
+def test_the_ledger_rules_out_more_than_could_have_come_out() -> None:
+    obs = _doubted({"red": 6, "blue": 4}, {"blue": [(4, 0.55), (5, 0.45)]})
+    verdict = assess(obs, {"red": 6, "blue": 3}, {"blue": 1}, beam=None)
+    assert verdict.doubts == [] and verdict.counts == {"red": 6, "blue": 4}
+    assert "only 4 could have come out" in verdict.notes[0]
+
+
+def test_beam_and_ledger_together_settle_two_colours() -> None:
+    obs = _doubted({"red": 6, "blue": 3}, {**RED_6_OR_7, "blue": [(3, 0.7), (4, 0.3)]})
+    rec = reconcile(obs, {"red": 8, "blue": 3}, {"blue": 0}, beam=10, clump=0.03)
+    assert rec is not None and rec.cubes == {"red": 7, "blue": 3}
+    assert len(rec.candidates) == 4 and sum(c["out"] is None for c in rec.candidates) == 1
+
+
+def test_a_beam_that_fits_both_leaves_only_the_doubted_colour_open() -> None:
+    obs = _doubted({"red": 6, "blue": 3}, {**RED_6_OR_7, "blue": [(3, 0.7), (4, 0.3)]})
+    verdict = assess(obs, {"red": 8, "blue": 3}, {"blue": 0}, beam=9)
+    assert verdict.question == {"red": [6, 7]}  # blue is settled by the ledger: not asked
+    assert verdict.doubts[0].startswith("Is it 6 or 7 red?")
+    assert question_text({"red": [6, 7], "green": [2, 3, 4]}) == "Is it 2, 3 or 4 green, and 6 or 7 red?"
+
+
+def test_an_undercounting_beam_does_not_tip_the_reading_the_wrong_way() -> None:
+    # 7 red fell, one clump: the beam shows the total of "6 red"; the counter favours 7 red
+    obs = _doubted({"red": 7, "blue": 7}, {"red": [(7, 0.8), (6, 0.2)]})
+    rec = reconcile(obs, {"red": 7, "blue": 7}, {}, beam=13, clump=0.03)
+    assert rec is not None and rec.cubes is None and rec.question == {"red": [6, 7]}
+    assert rec.best == {"red": 7, "blue": 7}  # still the likelier one; the host is asked
+    # two clumps: the beam now favours the nearer total a little, but never decides on its own
+    rec2 = reconcile(obs, {"red": 7, "blue": 7}, {}, beam=12, clump=0.03)
+    assert rec2 is not None and rec2.cubes is None and rec2.question == {"red": [6, 7]}
+
+
+def test_a_trusted_reading_is_overturned_only_by_hard_evidence() -> None:
+    obs = Observation(cubes={"red": 7, "blue": 7}, alternatives={"red": [(7, 0.99), (6, 0.01)]})
+    kept = assess(obs, {"red": 7, "blue": 7}, {}, beam=13)  # one clump short: soft evidence
+    assert kept.doubts == [] and kept.counts == {"red": 7, "blue": 7}
+    overturned = assess(Observation(cubes={"red": 7, "blue": 7}, alternatives={"red": [(7, 0.99), (8, 0.01)]}),
+                        {"red": 8, "blue": 7}, {}, beam=15)
+    assert overturned.doubts == [] and overturned.counts == {"red": 8, "blue": 7}
+
+
+def test_more_fell_than_any_alternative_holds_is_a_buried_cube() -> None:
+    obs = _doubted({"red": 6, "blue": 3}, RED_6_OR_7)
+    found = doubts(obs, {"red": 8, "blue": 3}, {}, beam=12)
+    assert len(found) == 1 and "hidden under others" in found[0]

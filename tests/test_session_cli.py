@@ -161,3 +161,39 @@ def test_one_player_holding_both_combat_tiles_is_refused_when_the_round_is_set(
     code = main(["session", "round", "--attack-bonus", "red", "--defence-bonus", "red", *d])
     assert code == 2 and "both combat bonus tiles" in capsys.readouterr().err
     assert _run(capsys, "session", "round", "--attack-bonus", "red", "--defence-bonus", "blue", *d)[0] == 0
+
+
+def test_the_station_asks_about_the_colour_in_doubt_and_tower_answer_settles_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.readers import Observation
+    from controller.table import Table
+
+    with Table.open(data_dir=tmp_path, reader="direct") as table:
+        table.new_session(["red", "blue", "yellow"])
+        table.release(table.plan({"battle": "initial_fill"})["drop_id"])
+        table.deploy("blue", 5)
+        sim, direct = table.station.sim, table.cycle.reader
+
+        class Hesitating:
+            def read(self, tag: str, **kw: object) -> Observation:
+                truth = sim.tray_contents()
+                if not tag.startswith("drop-"):
+                    return direct.read(tag, **kw)
+                return Observation(cubes=truth, trusted=False, source="direct",
+                                   alternatives={"blue": [(truth["blue"], 0.6), (truth["blue"] + 1, 0.4)]})
+
+        table.cycle.reader = Hesitating()
+        drop_id = table.plan({"battle": "attack", "attacker": "blue", "attacking_armies": 5, "defender": None,
+                              "defending_armies": 0})["drop_id"]
+        assert table.release(drop_id)["needs_confirmation"]
+        blue = sim.tray_contents()["blue"]
+    d = ["--data-dir", str(tmp_path)]
+    code, out = _run(capsys, "status", *d)
+    assert f"Is it {blue} or {blue + 1} blue?" in out and f"tower answer {drop_id} blue={blue + 1}" in out
+    code = main(["answer", str(drop_id), "red=3", "--who", "anna", *d])
+    assert code == 2 and "answer blue" in capsys.readouterr().err
+    code, out = _run(capsys, "answer", str(drop_id), f"blue={blue}", "--who", "anna", *d)
+    assert code == 0 and "resolved" in out
+    code, out = _run(capsys, "log", "--json", *d)
+    note = [json.loads(line) for line in out.splitlines() if '"correction"' in line][-1]["payload"]["note"]
+    assert note == f"answered Is it {blue} or {blue + 1} blue? {blue} blue"

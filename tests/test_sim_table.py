@@ -27,7 +27,7 @@ def _inside_tray(p) -> bool:  # noqa: ANN001
 
 
 def test_release_moves_funnel_through_tower_into_tray(tmp_path: Path) -> None:
-    table = SimTable(tmp_path / "w.json", seed=4)
+    table = SimTable(tmp_path / "w.json", seed=4, beam_clump=0.0)  # a beam that never misses a cube
     table.load_funnel({"red": 7, "blue": 7, "green": 10})
     assert table.funnel_contents() == {"blue": 7, "green": 10, "red": 7}
     out = table.release()
@@ -37,6 +37,30 @@ def test_release_moves_funnel_through_tower_into_tray(tmp_path: Path) -> None:
     for colour, n in {"red": 7, "blue": 7, "green": 10}.items():
         assert table.tray_contents().get(colour, 0) + table.tower_contents().get(colour, 0) == n
     assert all(_inside_tray(p) for p in table.tray_pieces())
+
+
+def test_the_simulated_beam_counts_cubes_passing_together_once(tmp_path: Path) -> None:
+    table = SimTable(tmp_path / "w.json", seed=4, beam_clump=0.2)
+    missed = chances = 0
+    for _ in range(60):
+        table.reset_beam()
+        table.load_funnel({"red": 8, "blue": 8})
+        out = table.release()
+        assert 0 < table.beam_count() <= len(out) or out == []
+        missed += len(out) - table.beam_count()
+        chances += max(len(out) - 1, 0)
+        table.clear_tray()
+    assert 0.15 < missed / chances < 0.25  # each cube after the first passes with the one before at 0.2
+    again = SimTable(tmp_path / "v.json", seed=4, beam_clump=0.2)
+    again.load_funnel({"red": 8, "blue": 8})
+    first = SimTable(tmp_path / "u.json", seed=4, beam_clump=0.2)
+    first.load_funnel({"red": 8, "blue": 8})
+    assert (again.release(), again.beam_count()) == (first.release(), first.beam_count())  # seeded: replayable
+    assert first.tray_contents() == again.tray_contents()
+    exact = SimTable(tmp_path / "x.json", seed=4, beam_clump=0.0)
+    exact.load_funnel({"red": 8, "blue": 8})
+    assert sorted(exact.release()) == sorted(c for p in first.tray_pieces() for c in [p.colour])
+    assert exact.tray_pieces() == first.tray_pieces()  # the beam's draws leave the world's randomness alone
 
 
 def test_take_from_tray_is_all_or_nothing(tmp_path: Path) -> None:

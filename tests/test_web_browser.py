@@ -112,9 +112,16 @@ def settle_the_reading(host, table: Table) -> dict:  # type: ignore[no-untyped-d
     if host.locator("#confirm").count():
         drop = table.status()["drop"]
         assert drop["needs_confirmation"] and drop["doubts"]
-        expect(host.locator("#doubts")).to_contain_text(drop["doubts"][0])
         truth = table.station.sim.tray_contents()
-        if {c: n for c, n in drop["reading"]["cubes"].items() if n} == {c: n for c, n in truth.items() if n}:
+        question = drop["question"]
+        if question:  # the station asks about the colours in doubt only ("Is it 6 or 7 red?")
+            expect(host.locator("#question")).to_be_visible()
+        else:
+            expect(host.locator("#doubts")).to_contain_text(drop["doubts"][0])
+        if question and all(truth.get(c, 0) in counts for c, counts in question.items()):
+            for colour in sorted(question):
+                host.click(f"#answer-{colour}-{truth.get(colour, 0)}")
+        elif {c: n for c, n in drop["reading"]["cubes"].items() if n} == {c: n for c, n in truth.items() if n}:
             host.click("#confirm")
         else:
             host.click("#correct")
@@ -371,3 +378,46 @@ def test_damaged_records_show_read_only_and_the_host_acknowledges_from_the_page(
             page.close()
     finally:
         table.close()
+
+
+def test_the_page_asks_only_about_the_colour_in_doubt_and_takes_the_answer(browser, quick_station) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    from controller.readers import Observation
+
+    table, server = quick_station
+    table.release(table.plan({"battle": "initial_fill"})["drop_id"])
+    table.deploy("blue", 6)
+    table.deploy("yellow", 4)
+    sim, direct = table.station.sim, table.cycle.reader
+
+    class Hesitating:  # the counter cannot tell b blue from b + 1 (the beam cannot rule out a clump)
+        def read(self, tag: str, **kw: object) -> Observation:
+            truth = sim.tray_contents()
+            if not tag.startswith("drop-"):
+                return direct.read(tag, **kw)
+            b = truth["blue"]
+            return Observation(cubes=truth, trusted=False, confidence=0.6, source="direct",
+                               alternatives={"blue": [(b, 0.62), (b + 1, 0.38)]})
+
+    table.cycle.reader = Hesitating()
+    drop = table.plan({"battle": "attack", "attacker": "blue", "attacking_armies": 6, "defender": "yellow",
+                       "defending_armies": 4})
+    view = table.release(drop["drop_id"])
+    b = sim.tray_contents()["blue"]
+    assert view["question"] == {"blue": [b, b + 1]}
+
+    host = browser.new_context(viewport=PHONE).new_page()
+    watcher = browser.new_context(viewport=TABLET).new_page()
+    for page in (host, watcher):
+        page.goto(server.url)
+        expect(page.locator("#question-text")).to_have_text(f"Is it {b} or {b + 1} blue?")
+        expect(page.locator("#question .answer")).to_have_count(2)  # only the doubted colour is asked
+    expect(watcher.locator(f"#answer-blue-{b}")).to_be_disabled()  # a watcher sees it, the host answers
+    log_in(host)
+    host.click(f"#answer-blue-{b}")
+    expect(host.locator("#outcome")).to_be_visible()
+    expect(host.locator("#question")).to_have_count(0)
+    record = table.status()["drop"]
+    assert record["phase"] == "resolved" and record["tray_after"] == sim.tray_contents()
+    assert record["corrections"][-1]["note"] == f"answered Is it {b} or {b + 1} blue? {b} blue"

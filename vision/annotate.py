@@ -23,8 +23,9 @@ def annotate(frame_bgr: np.ndarray, reading: TrayReading) -> np.ndarray:
     """A copy of the frame with every detection outlined and labelled, and the verdict on top.
 
     Cubes get their colour's outline and the count they stand for when it is more than one;
-    courtiers a circle and a "C"; foreign objects a magenta outline and "?". The header line gives
-    the counts, or the reason the frame is unusable.
+    courtiers a circle and a "C"; foreign objects a magenta outline and "?". A patch that puts its
+    colour in doubt (``Detection.doubt``) gets a thick circle with a "?" so the host finds it at a
+    glance. The header line gives the counts, or the reason the frame is unusable.
     """
     out = frame_bgr.copy() if frame_bgr.ndim == 3 else cv2.cvtColor(frame_bgr, cv2.COLOR_GRAY2BGR)
     scale = max(out.shape[1] / 1280.0, 0.6)
@@ -47,6 +48,9 @@ def annotate(frame_bgr: np.ndarray, reading: TrayReading) -> np.ndarray:
             cv2.circle(out, (int(cx), int(cy)), int(max(tw, th) * 0.8) + 2, (255, 255, 255), -1, cv2.LINE_AA)
             cv2.putText(out, label, (int(cx) - tw // 2, int(cy) + th // 2), cv2.FONT_HERSHEY_SIMPLEX, font,
                         (0, 0, 0), thick, cv2.LINE_AA)
+    for det in reading.detections:
+        if det.doubt and len(det.outline) >= 2:
+            _circle_doubt(out, det.outline, scale)
     if reading.usable:
         parts = [f"{c} {n}" for c, n in reading.cubes.items() if n]
         parts += [f"courtier {c} {n}" for c, n in reading.courtiers.items() if n]
@@ -92,3 +96,20 @@ def caption_lines(text: str, width_px: int, font_scale: float, thickness: int) -
     if current:
         lines.append(current)
     return lines
+
+
+_DOUBT_INK = (0, 200, 255)  # amber (BGR): stands out on every cube colour and on the grey tray
+
+
+def _circle_doubt(out: np.ndarray, outline: np.ndarray, scale: float) -> None:
+    """A clear circle around a doubted patch: a dark rim, an amber ring, and a "?" beside it."""
+    pts = np.asarray(outline, dtype=np.float32).reshape(-1, 2)
+    (cx, cy), r = cv2.minEnclosingCircle(pts)
+    radius = int(r + 16 * scale)
+    centre = (int(round(cx)), int(round(cy)))
+    ring = max(4, int(round(6 * scale)))
+    cv2.circle(out, centre, radius, (0, 0, 0), ring + 4, cv2.LINE_AA)
+    cv2.circle(out, centre, radius, _DOUBT_INK, ring, cv2.LINE_AA)
+    at = (int(cx + radius * 0.75), int(cy - radius * 0.75))
+    cv2.putText(out, "?", at, cv2.FONT_HERSHEY_SIMPLEX, 1.4 * scale, (0, 0, 0), ring + 3, cv2.LINE_AA)
+    cv2.putText(out, "?", at, cv2.FONT_HERSHEY_SIMPLEX, 1.4 * scale, _DOUBT_INK, ring, cv2.LINE_AA)

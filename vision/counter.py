@@ -664,8 +664,9 @@ class TrayCounter:
         if doubts:
             shown = "; ".join(doubts[:3]) + (f"; and {len(doubts) - 3} more" if len(doubts) > 3 else "")
             reason = f"counted, with doubt: {shown}"
+        # interim until the counter's own calibrated gate: today's 0.8 confidence gate decides trust
         return TrayReading(True, reason, cubes, courtiers, round(confidence, 3), detections, doubts,
-                           pose.marker_ids)
+                           pose.marker_ids, trusted=confidence >= 0.8)
 
     @staticmethod
     def _top_of_a_pawn(core: _Core, pawns: list[tuple[float, float]]) -> bool:

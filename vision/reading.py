@@ -25,6 +25,7 @@ class Detection:
     count: int = 1
     score: float = 1.0
     note: str | None = None
+    doubt: bool = False  # this patch puts its colour in doubt (circled on the annotated photo)
 
 
 def empty_cubes() -> dict[str, int]:
@@ -45,6 +46,11 @@ class TrayReading:
     detections: list[Detection] = field(default_factory=list)
     doubts: list[str] = field(default_factory=list)
     marker_ids: tuple[int, ...] = ()
+    #: the station would act on this frame alone (never true of an unusable reading)
+    trusted: bool = False
+    #: only the colours in doubt: (count, probability) pairs, most likely first, the first equal to
+    #: ``cubes[colour]``; empty when nothing is in doubt
+    alternatives: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
 
     @classmethod
     def unusable(cls, reason: str, detections: list[Detection] | None = None,
@@ -60,4 +66,7 @@ class TrayReading:
             "cubes": {c: int(self.cubes.get(c, 0)) for c in ALL_COLOURS},
             "courtiers": {c: int(self.courtiers.get(c, 0)) for c in PLAYER_COLOURS},
             "confidence": round(float(self.confidence), 3),
+            "trusted": bool(self.trusted),
+            "alternatives": {c: [{"count": int(n), "p": round(float(p), 3)} for n, p in alts]
+                             for c, alts in self.alternatives.items()},
         }

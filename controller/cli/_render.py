@@ -77,6 +77,9 @@ def result_panel(view: dict[str, Any]) -> Panel:
         last = view["corrections"][-1]
         rows.append(Text("corrected by ", style="yellow") + Text(str(last["who"]), style="bold yellow") +
                     Text(": ") + counts_text(last["after"]))
+    reconciled = view.get("reconciliation") or {}
+    if reconciled.get("cubes") and not view.get("needs_confirmation"):
+        rows.append(Text(f"settled without asking: {reconciled['reason']}", style="cyan"))
     for doubt in view.get("doubts") or []:
         rows.append(Text(f"doubt: {doubt}", style="yellow"))
     if view.get("summary"):
@@ -85,7 +88,14 @@ def result_panel(view: dict[str, Any]) -> Panel:
         rows.append(Text(f"  • {step}"))
     if view.get("annotated"):
         rows.append(Text(f"photo: {view['annotated']}", style="dim"))
-    if view.get("needs_confirmation"):
+    question = view.get("question") or {}
+    if question:
+        example = " ".join(f"{c}={n[-1]}" for c, n in sorted(question.items()))
+        rows.append(Text(reconciled.get("question_text") or "", style="bold red") +
+                    Text("  The doubted patch is circled on the photo. Answer with "
+                         f"`tower answer {view['drop_id']} {example} --who NAME`, or confirm or correct "
+                         "the whole tray (tower correct).", style="red"))
+    elif view.get("needs_confirmation"):
         rows.append(Text("The host must confirm or correct this reading (tower correct).", style="bold red"))
     return Panel(Group(*rows), title=f"Drop {view['drop_id']}: {view['phase']}",
                  border_style="green" if view.get("resolution") else "yellow")

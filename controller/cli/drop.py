@@ -7,7 +7,7 @@ for. These commands do what the page's host buttons do:
 * ``tower drop release [DROP_ID]``: open the funnel for the planned drop (once: a drop is never
   released twice), read the tray and resolve the battle;
 * ``tower drop cancel [DROP_ID]``: give the planned drop up; its cubes go back where they came from;
-* ``tower drop answer [DROP_ID] --fell | --still-in-funnel --who NAME``: the host's word where the
+* ``tower drop confirm-release [DROP_ID] --fell | --still-in-funnel --who NAME``: the host's word where the
   station stopped while the funnel was opening and cannot tell whether the cubes fell.
 
 DROP_ID defaults to the drop in flight; given, it must be that drop (a stale id is refused).
@@ -39,15 +39,15 @@ def register(subparsers: Any) -> None:
     _common(cancel)
     cancel.set_defaults(handler=_cancel)
 
-    answer = sub.add_parser("answer", help="the host says whether the cubes fell, where the station cannot tell")
-    answer.add_argument("drop_id", nargs="?", type=int, metavar="DROP_ID", help="default: the drop in flight")
-    fell = answer.add_mutually_exclusive_group(required=True)
+    confirm = sub.add_parser("confirm-release", help="the host says whether the cubes fell, where the station cannot tell")
+    confirm.add_argument("drop_id", nargs="?", type=int, metavar="DROP_ID", help="default: the drop in flight")
+    fell = confirm.add_mutually_exclusive_group(required=True)
     fell.add_argument("--fell", dest="fell", action="store_true", help="the funnel is empty: the cubes fell")
     fell.add_argument("--still-in-funnel", dest="fell", action="store_false",
                       help="the cubes are still in the funnel: the drop is planned again")
-    answer.add_argument("--who", required=True, help="who looked")
-    _common(answer)
-    answer.set_defaults(handler=_answer)
+    confirm.add_argument("--who", required=True, help="who looked")
+    _common(confirm)
+    confirm.set_defaults(handler=_confirm_release)
 
 
 class NoDrop(ValueError):
@@ -107,7 +107,7 @@ def _cancel(args: argparse.Namespace) -> int:
 
 
 @_guarded
-def _answer(args: argparse.Namespace) -> int:
+def _confirm_release(args: argparse.Namespace) -> int:
     from controller.cli._render import console, result_panel
 
     with _open(args) as table:

@@ -1,4 +1,4 @@
-"""The game session at the table: `tower session`, `fill`, `battle`, `court`, `correct`, `status`, `log`.
+"""The game session at the table: `tower session`, `fill`, `battle`, `court`, `correct`, `answer`, `status`, `log`.
 
 Each command opens the station's ``Table`` (which resumes a drop left in flight), does one thing and
 prints it. On a simulated station the players' hands are simulated; on real hardware the command
@@ -157,6 +157,13 @@ def register(subparsers: Any) -> None:
     _common(ret)
     ret.set_defaults(handler=_court_return)
 
+    answer = subparsers.add_parser("answer", help="answer the station's question about the colours in doubt "
+                                   "(\"Is it 6 or 7 red?\": tower answer DROP red=7 --who NAME)")
+    answer.add_argument("drop_id", type=int)
+    answer.add_argument("counts", nargs="+", metavar="COLOUR=N", help="the count of each colour asked about")
+    answer.add_argument("--who", required=True, help="who answers")
+    _common(answer)
+    answer.set_defaults(handler=_answer)
     correct = subparsers.add_parser("correct", help="correct (or confirm) the reading of the drop in flight")
     correct.add_argument("drop_id", type=int)
     correct.add_argument("counts", nargs="*", metavar="COLOUR=N", help="the true tray; none: confirm as read")
@@ -417,6 +424,15 @@ def _correct(args: argparse.Namespace) -> int:
             view = table.confirm(args.drop_id, args.who)
         console().print(result_panel(view))
         print_notes(console(), view)
+    return 0
+
+
+@_guarded
+def _answer(args: argparse.Namespace) -> int:
+    from controller.cli._render import console, result_panel
+
+    with _open(args) as table:
+        console().print(result_panel(table.answer(args.drop_id, _counts(args.counts), args.who)))
     return 0
 
 

@@ -355,6 +355,13 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         hub.publish({"type": "web_corrected", "drop_id": drop_id})
         return result
 
+    @app.post("/api/drops/{drop_id}/answer", dependencies=[Depends(_host_only)])
+    def answer(drop_id: int, body: Correction) -> Any:
+        """The host's answer to "Is it 6 or 7 red?": the counts of the colours asked about only."""
+        result = _change(lambda: table.answer(drop_id, body.counts, body.who))
+        hub.publish({"type": "web_corrected", "drop_id": drop_id})
+        return result
+
     @app.post("/api/drops/{drop_id}/confirm", dependencies=[Depends(_host_only)])
     def confirm(drop_id: int, body: Confirmation) -> Any:
         """A doubted reading accepted as it is (kept in the log as a correction that changes nothing)."""

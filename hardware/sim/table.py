@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from hardware.config import DEFAULT_BEAM_CLUMP
 from hardware.sim.faults import SimFaults
 from hardware.sim.tower import TowerModel, make_tower_model
 from vision import geometry as g
@@ -150,9 +151,11 @@ class SimTable:
     """
 
     def __init__(self, state_file: Path | str, *, tower_model: str = "spielbyweb", seed: int = 1,
-                 motion_frames: int = 4, faults: SimFaults | None = None) -> None:
+                 motion_frames: int = 4, faults: SimFaults | None = None,
+                 beam_clump: float = DEFAULT_BEAM_CLUMP) -> None:
         self.state_file = Path(state_file)
         self.motion_frames = motion_frames
+        self.beam_clump = beam_clump
         self.faults = faults or SimFaults(seed=seed)
         self._lock = threading.RLock()
         self._motion: list[tuple[TrayPiece, float, float]] = []
@@ -177,7 +180,8 @@ class SimTable:
         """The world of a ``StationConfig`` (its ``[sim]`` section and state file)."""
         return cls(cfg.sim_state_file, tower_model=cfg.sim.tower_model, seed=cfg.sim.seed,
                    motion_frames=cfg.sim.motion_frames,
-                   faults=SimFaults.from_section(cfg.sim.faults, seed=cfg.sim.seed))
+                   faults=SimFaults.from_section(cfg.sim.faults, seed=cfg.sim.seed),
+                   beam_clump=cfg.board.beam_clump)
 
     # -- persistence -------------------------------------------------------------------------------
     def _state(self) -> dict[str, Any]:
@@ -344,7 +348,7 @@ class SimTable:
             out = self.tower.drop(thrown, self._rng)
             new = place_cubes(out, self._tray, self._rng)
             self._tray = self._tray + new
-            self._beam += len(out)
+            self._beam += self.beam_passes(out)
             self._thrown += len(thrown)
             self._came_out += len(out)
             left, top, right, bottom = g.TRAY_INNER_MM
@@ -354,6 +358,16 @@ class SimTable:
             self._motion_left = self.motion_frames if new else 0
             self._save()
             return out
+
+    def beam_passes(self, out: list[str]) -> int:
+        """What a single break-beam counts of ``out`` falling: a cube right behind another crosses
+        the beam with it and is not counted, with chance ``beam_clump`` each. The draws come from
+        their own generator, seeded by the release, so the tower's and the tray's randomness (and
+        every seeded world) stay as they were."""
+        if not out or self.beam_clump <= 0:
+            return len(out)
+        rng = random.Random(f"beam-{self._release_count}-{self._thrown}-{','.join(out)}")
+        return 1 + sum(1 for _ in out[1:] if rng.random() >= self.beam_clump)
 
     def beam_count(self) -> int:
         with self._lock:

@@ -389,7 +389,14 @@ function resultView(record) {
       " ", h("span", { class: "tag", text: `drop ${record.drop_id}` }))));
   if (record.summary) parts.push(h("p", { class: "outcome", id: "outcome", text: record.summary }));
   if (record.resolution) parts.push(notesList(record));
-  if (record.needs_confirmation) {
+  const settled = record.reconciliation && record.reconciliation.cubes && !record.needs_confirmation;
+  if (settled) {
+    parts.push(h("div", { class: "notice", id: "reconciled" },
+      h("strong", { text: "Settled without asking: " }), record.reconciliation.reason));
+  }
+  const question = questionView(record);
+  if (question) parts.push(question);
+  else if (record.needs_confirmation) {
     parts.push(h("div", { class: "notice warn", id: "doubts" },
       h("strong", { text: "The station is not sure of this reading. " }), "Check the photo, then confirm or correct the counts.",
       h("ul", {}, (record.doubts || []).map((d) => h("li", { text: d })))));
@@ -421,6 +428,41 @@ function resultView(record) {
       }, "Correct the reading")));
   }
   return parts;
+}
+
+// The station's question about the colours it cannot tell apart ("Is it 6 or 7 red?"): one button
+// per count that still fits; with several colours asked, the answer goes once each has a pick.
+function questionText(q) {
+  const one = (c) => { const n = q[c].map(String); return `${n.length > 1 ? n.slice(0, -1).join(", ") + " or " + n[n.length - 1] : n[0]} ${label(c)}`; };
+  return `Is it ${Object.keys(q).sort().map(one).join(", and ")}?`;
+}
+
+function questionView(record) {
+  const q = (record.needs_confirmation && record.question) || {};
+  const colours = Object.keys(q).sort();
+  if (!colours.length) return null;
+  const picks = {};
+  const mine = S.host && record === currentDrop();
+  const rows = colours.map((c) => h("div", { class: "answer-row", "data-colour": c },
+    h("span", { class: "answer-colour" }, h("span", { class: `dot ${colourClass(c)}` }), cap(label(c))),
+    ...q[c].map((n) => h("button", {
+      class: "answer", type: "button", id: `answer-${c}-${n}`, disabled: !mine || S.busy,
+      onclick: async (e) => {
+        picks[c] = n;
+        for (const b of e.target.parentNode.querySelectorAll("button")) b.classList.toggle("picked", b === e.target);
+        if (colours.every((k) => k in picks)) {
+          const done = await act("Answer", `/api/drops/${record.drop_id}/answer`, { counts: picks, who: whoAmI() });
+          if (done) { toast("Answer saved."); await refresh(); }
+        }
+      },
+    }, String(n)))));
+  const others = (record.doubts || []).filter((d) => !d.startsWith("Is it "));  // a doubt besides the question
+  return h("div", { class: "notice warn question", id: "question" },
+    h("strong", { class: "question-text", id: "question-text", text: questionText(q) }),
+    others.length ? h("ul", {}, others.map((d) => h("li", { text: d }))) : null,
+    h("p", { text: mine ? "The patch in doubt is circled on the photo. Look at the tray and tap the count."
+      : "The patch in doubt is circled on the photo; the host answers." }),
+    ...rows);
 }
 
 function correctionForm(record, tray) {

@@ -1,0 +1,173 @@
+"""The drop cycle reconciles the counter's alternatives with the break-beam and the tower ledger.
+
+A fake counter reads the simulated tray's true contents and hesitates as a real one would ("red 6
+or 7"); the simulated tray board's beam counts what fell. Where the beam and the ledger leave one
+combination, the battle is resolved without asking and the reason is in the records; where they
+leave more, the host is asked only about the colour in doubt, and the answer is recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller import session as ses
+from controller.cycle import DropCycle
+from controller.hands import SimHands
+from controller.readers import DirectReader, Observation
+from controller.records import RecordStore
+from controller.session import SessionError
+from hardware.funnel import SimFunnelRelease
+from hardware.sim.board import SimTrayBoard
+from hardware.sim.table import SimTable
+
+ATTACK = {"battle": "attack", "attacker": "blue", "attacking_armies": 6, "defender": "yellow",
+          "defending_armies": 5}
+
+
+class HesitatingReader:
+    """Reads the true tray after a drop, then lets ``hesitate`` turn it into a doubted observation."""
+
+    def __init__(self, sim: SimTable, hesitate: Callable[[dict[str, int]], Observation]) -> None:
+        self.sim, self.hesitate, self.tags = sim, hesitate, []  # type: ignore[var-annotated]
+
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
+        self.tags.append(tag)
+        truth = self.sim.tray_contents()
+        return self.hesitate(truth) if tag.startswith("drop-") else Observation(cubes=truth, source="direct")
+
+
+def _world(tmp: Path) -> tuple[SimTable, DropCycle]:
+    sim = SimTable(tmp / "sim-world.json", seed=5, beam_clump=0.0)  # this test's beam counts exactly
+    store = RecordStore.open(tmp)
+    cyc = DropCycle(store, funnel=SimFunnelRelease(sim), reader=DirectReader(sim), sim=sim, hands=SimHands(sim),
+                    board=SimTrayBoard(sim))
+    cyc.new_session(["red", "blue", "yellow"])
+    cyc.release(cyc.plan({"battle": "initial_fill"})["drop_id"])
+    for p in ("red", "blue", "yellow"):
+        cyc.deploy(p, 15)
+    return sim, cyc
+
+
+def _possible(cyc: DropCycle, colour: str) -> int:
+    drop = cyc.state["drop"]
+    return drop["funnel"].get(colour, 0) + drop["battle"]["tower_before"].get(colour, 0)
+
+
+def _records(cyc: DropCycle, drop_id: int, kind: str) -> list[Any]:
+    return [r for r in cyc.store.records(drop_id) if r.kind == kind]
+
+
+def test_alternatives_settled_by_the_beam_and_the_ledger_are_used_without_asking(tmp_path: Path) -> None:
+    sim, cyc = _world(tmp_path)
+
+    def hesitate(truth: dict[str, int]) -> Observation:
+        # blue: the counter favours one cube too few (the beam must rule it out);
+        # yellow: its runner-up is one more than could have come out (the ledger must rule it out)
+        b, y = truth["blue"], truth.get("yellow", 0)
+        seen = {**truth, "blue": b - 1}
+        return Observation(cubes=seen, trusted=False, confidence=0.55, alternatives={
+            "blue": [(b - 1, 0.6), (b, 0.4)], "yellow": [(y, 0.7), (_possible(cyc, "yellow") + 1, 0.3)]})
+
+    cyc.reader = HesitatingReader(sim, hesitate)
+    view = cyc.release(cyc.plan(ATTACK)["drop_id"])
+    truth = sim.tray_contents()
+    assert truth["blue"] >= 1
+    assert view["phase"] == "resolved" and not view["needs_confirmation"] and view["question"] == {}
+    assert view["tray_after"] == ses.clean(truth)  # the right tray, not the counter's favourite
+    assert view["reading"]["cubes"]["blue"] == truth["blue"] - 1  # what the camera said is kept too
+    reading = _records(cyc, view["drop_id"], "reading")[0].payload
+    rec = reading["reconciliation"]
+    assert rec["cubes"] == truth and reading["doubts"] == []
+    assert "break-beam counted" in rec["reason"] and "could have come out" in rec["reason"]
+    assert sum(c["out"] is None for c in rec["candidates"]) == 1 and len(rec["candidates"]) == 4
+    assert any("reconciled without asking" in n for n in reading["notes"])
+    assert [r.kind for r in cyc.store.records(view["drop_id"])][-1] == "resolution"
+    assert [t for t in cyc.reader.tags if t.startswith("drop-")] == [f"drop-{view['drop_id']:06d}"]  # read once
+
+
+def test_an_ambiguous_reading_asks_only_about_the_colour_in_doubt(tmp_path: Path) -> None:
+    sim, cyc = _world(tmp_path)
+
+    def hesitate(truth: dict[str, int]) -> Observation:
+        # blue: the truth or one more (the beam cannot rule out one clump);
+        # yellow: the truth or one more than could have come out (the ledger settles it)
+        b, y = truth["blue"], truth.get("yellow", 0)
+        return Observation(cubes=truth, trusted=False, confidence=0.55, alternatives={
+            "blue": [(b, 0.62), (b + 1, 0.38)], "yellow": [(y, 0.7), (_possible(cyc, "yellow") + 1, 0.3)]})
+
+    cyc.reader = HesitatingReader(sim, hesitate)
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    truth = sim.tray_contents()
+    b = truth["blue"]
+    assert view["phase"] == "counted" and view["needs_confirmation"]
+    assert view["question"] == {"blue": [b, b + 1]}  # yellow is not asked: the ledger settled it
+    assert view["doubts"][0].startswith(f"Is it {b} or {b + 1} blue?")
+    assert len([t for t in cyc.reader.tags if t.startswith("drop-")]) == 1  # a still tray reads the same: asked at once
+    reading = _records(cyc, drop_id, "reading")[0].payload
+    assert reading["reconciliation"]["question"] == {"blue": [b, b + 1]} and reading["reconciliation"]["cubes"] is None
+    assert reading["reconciliation"]["question_text"] == f"Is it {b} or {b + 1} blue?"
+
+    with pytest.raises(SessionError, match="answer blue"):
+        cyc.answer(drop_id, {"yellow": 1}, who="host")
+    answered = cyc.answer(drop_id, {"blue": b}, who="host")
+    assert answered["phase"] == "resolved" and answered["tray_after"] == ses.clean(truth)
+    correction = _records(cyc, drop_id, "correction")[0].payload
+    assert correction["who"] == "host" and correction["note"] == f"answered Is it {b} or {b + 1} blue? {b} blue"
+    assert ses.conservation_errors(cyc.state) == []
+    assert cyc.store.verify().ok
+
+
+def test_an_honest_clump_does_not_make_the_station_ask(tmp_path: Path) -> None:
+    sim, cyc = _world(tmp_path)
+    sim.beam_clump = cyc.beam_clump = 0.3  # a beam that often counts two cubes as one, and known to
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    beam, seen = sim.beam_count(), sum(sim.tray_contents().values())
+    assert beam < seen  # the beam missed some cubes
+    assert view["phase"] == "resolved" and not view["needs_confirmation"]
+    reading = _records(cyc, drop_id, "reading")[0].payload
+    assert f"the break-beam counted {beam} of the {seen} cubes seen" in reading["notes"][0]
+
+
+def test_a_gap_beyond_what_clumps_explain_is_still_a_doubt(tmp_path: Path) -> None:
+    sim, cyc = _world(tmp_path)
+    sim.beam_clump = 0.5  # the beam is worse than the station believes (its configured 0.03)
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    assert sum(sim.tray_contents().values()) - sim.beam_count() >= 4
+    assert view["needs_confirmation"] and "more than cubes passing the beam together explain" in view["doubts"][0]
+
+
+class Crash(BaseException):
+    """Stands for SIGKILL between committing the reading and resolving it."""
+
+
+def test_a_reconciled_reading_is_resolved_as_reconciled_after_a_crash(tmp_path: Path) -> None:
+    sim, cyc = _world(tmp_path)
+
+    def hesitate(truth: dict[str, int]) -> Observation:
+        b = truth["blue"]
+        return Observation(cubes={**truth, "blue": b - 1}, trusted=False,
+                           alternatives={"blue": [(b - 1, 0.6), (b, 0.4)]})
+
+    cyc.reader = HesitatingReader(sim, hesitate)
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+
+    def die(*args: Any) -> Any:
+        raise Crash()
+
+    cyc._resolve = die  # type: ignore[method-assign]
+    with pytest.raises(Crash):
+        cyc.release(drop_id)
+    assert cyc.state["drop"]["phase"] == "counted"
+    again = DropCycle(cyc.store, funnel=SimFunnelRelease(sim), reader=DirectReader(sim), sim=sim,
+                      hands=SimHands(sim), board=SimTrayBoard(sim))
+    view = again.resume()
+    assert view is not None and view["phase"] == "resolved"
+    assert view["tray_after"] == ses.clean(sim.tray_contents())  # the reconciled tray, not the camera's
+    assert sim.release_count == 2
