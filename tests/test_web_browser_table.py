@@ -147,3 +147,29 @@ def test_undo_and_the_games_end_on_the_page(browser, table) -> None:  # type: ig
             expect(watcher.locator(f"#game-end li[data-winner='{winner}']")).to_be_visible()
         expect(host.locator("#game-form")).to_be_visible()  # the host starts the next game from here
         expect(watcher.locator("#game-form")).to_have_count(0)
+
+
+def test_the_page_in_german_for_a_german_browser(browser, table) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    from playwright.sync_api import expect
+
+    with _serve(table) as server:
+        context = browser.new_context(viewport=PHONE, locale="de-DE", extra_http_headers={"Accept-Language": "de-DE,de;q=0.9"})
+        page = context.new_page()
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.goto(server.url)
+        expect(page.locator("html")).to_have_attribute("lang", "de")
+        expect(page.locator("#ledger-title")).to_have_text("Turm, Schale und Vorräte")
+        expect(page.locator("#live")).to_have_text("verbunden")
+        expect(page.locator("#host-button")).to_have_text("Gastgeber")
+        page.click("#host-button")
+        page.fill("#pin-input", PIN)
+        page.click("#pin-submit")
+        expect(page.locator("#host-button")).to_have_text("Gastgeber ✓")
+        expect(page.locator("#new-battle")).to_have_text("Neue Schlacht")
+        page.click("#end-game")
+        expect(page.locator("#game-end-title")).to_have_text("Das Ende der Partie")
+        expect(page.locator("#game-end")).to_contain_text("Im Turm")
+        english = browser.new_page(viewport=PHONE)
+        english.goto(server.url)
+        expect(english.locator("#game-end-title")).to_have_text("The game's end")
+        context.close()

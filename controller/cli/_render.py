@@ -22,7 +22,9 @@ ORDER = PALETTE  # the engine's palette order, so tables list colours as its out
 
 
 def colour_text(colour: str, n: int | None = None) -> Text:
-    label = colour if n is None else f"{n} {colour}"
+    from controller.i18n import _
+
+    label = _(colour) if n is None else f"{n} {_(colour)}"
     return Text("■ ", style=SWATCH.get(colour, "white")) + Text(label)
 
 
@@ -102,13 +104,15 @@ def result_panel(view: dict[str, Any]) -> Panel:
 
 
 def status_table(status: dict[str, Any]) -> RichTable:
+    from controller.i18n import _
+
     session = status.get("session")
-    table = RichTable(title="Where every cube is" if session else "No session", header_style="bold")
+    table = RichTable(title=_("Where every cube is") if session else _("No session"), header_style="bold")
     if not session:
         return table
-    table.add_column("colour")
+    table.add_column(_("colour"))
     for col in ("supply", "map", "tray", "tower", "in flight", "total", "courtiers"):
-        table.add_column(col, justify="right")
+        table.add_column(_(col), justify="right")
     cons = status["conservation"]
     for colour in [*session["players"], "green"]:
         row = cons[colour]

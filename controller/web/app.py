@@ -257,6 +257,15 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         return {"status": status, "history": history, "host": host,
                 "csrf": access.csrf_for(token) if host and token else None}
 
+    @app.get("/api/i18n")
+    def i18n(request: Request, lang: str | None = None) -> JSONResponse:
+        """The page's words in the browser's language (``Accept-Language``, or ``?lang=de``): {English: translation}."""
+        from controller.i18n import LANGUAGES, language_from_header, messages
+
+        chosen = lang if lang in LANGUAGES else language_from_header(request.headers.get("accept-language"))
+        return JSONResponse({"lang": chosen, "messages": messages(chosen)},
+                            headers={"Vary": "Accept-Language", "Cache-Control": "no-cache"})
+
     @app.get("/api/events")
     def events() -> StreamingResponse:
         return StreamingResponse(hub.stream(), media_type="text/event-stream",

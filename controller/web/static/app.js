@@ -247,13 +247,13 @@ function gameEndView(ended) {
 }
 
 async function undoLast(text) {
-  if (!confirm(`Undo: ${text}?`)) return;
+  if (!confirm(`${t("Undo")}: ${text}?`)) return;
   const done = await act("Undo", "/api/undo", { who: "host" });
   if (done) { toast(cap(done.message)); await refresh(); }
 }
 
 async function endGame() {
-  if (!confirm("End the game? Its summary is kept in the records.")) return;
+  if (!confirm(t("End the game? Its summary is kept in the records."))) return;
   const done = await act("End the game", "/api/session/end", { who: "host" });
   if (done) { toast("The game has ended."); await refresh(); }
 }
@@ -301,7 +301,7 @@ function funnelView(drop) {
       onclick: () => release(drop.drop_id),
     }, "Release"), h("div", { class: "row center" }, h("button", {
       class: "quiet", id: "cancel-drop", type: "button",
-      onclick: () => { if (confirm("Give up this battle? Its cubes go back where they came from.")) act("Cancel", `/api/drops/${drop.drop_id}/cancel`, {}).then(refresh); },
+      onclick: () => { if (confirm(t("Give up this battle? Its cubes go back where they came from."))) act("Cancel", `/api/drops/${drop.drop_id}/cancel`, {}).then(refresh); },
     }, "Cancel this battle")));
   } else {
     parts.push(h("p", { class: "notice", text: "Put these cubes into the funnel. The host releases them." }));
@@ -824,7 +824,7 @@ function setupHost() {
   const dialog = $("pin-dialog");
   $("host-button").addEventListener("click", async () => {
     if (S.host) {
-      if (confirm("Leave host mode on this device?")) { await api("/api/host/logout", {}).catch(() => null); S.host = false; S.csrf = null; render(); }
+      if (confirm(t("Leave host mode on this device?"))) { await api("/api/host/logout", {}).catch(() => null); S.host = false; S.csrf = null; render(); }
       return;
     }
     $("pin-error").hidden = true; $("pin-input").value = ""; dialog.showModal(); $("pin-input").focus();
@@ -841,4 +841,47 @@ function setupHost() {
   });
 }
 
-document.addEventListener("DOMContentLoaded", () => { setupHost(); refresh(); connect(); });
+// -- the page's language ---------------------------------------------------------------------------
+// The server negotiates the browser's Accept-Language against its gettext catalogues (English,
+// German) and sends {English: translation}. Every text node the page shows is looked up as it is
+// added, so the render functions above stay in English and no string is translated twice.
+const T = {};
+function t(s) { return T[s] || s; }
+
+function translateText(node) {
+  const text = node.nodeValue;
+  const key = text.trim();
+  if (key && T[key] && T[key] !== key) node.nodeValue = text.replace(key, T[key]);
+}
+
+function translateTree(root) {
+  if (root.nodeType === Node.TEXT_NODE) { translateText(root); return; }
+  if (root.nodeType !== Node.ELEMENT_NODE) return;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) translateText(n);
+  for (const el of [root, ...root.querySelectorAll("[aria-label], [title], [alt]")]) {
+    for (const attr of ["aria-label", "title", "alt"]) {
+      const v = el.getAttribute && el.getAttribute(attr);
+      if (v && T[v]) el.setAttribute(attr, T[v]);
+    }
+  }
+}
+
+async function loadLanguage() {
+  try {
+    const data = await api("/api/i18n");
+    Object.assign(T, data.messages || {});
+    document.documentElement.lang = data.lang || "en";
+  } catch (_) { /* English: the page's own words */ }
+  if (!Object.keys(T).length) return;
+  document.title = t(document.title);
+  translateTree(document.body);
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === "characterData") translateText(r.target);
+      else r.addedNodes.forEach(translateTree);
+    }
+  }).observe(document.body, { subtree: true, childList: true, characterData: true });
+}
+
+document.addEventListener("DOMContentLoaded", async () => { await loadLanguage(); setupHost(); refresh(); connect(); });
