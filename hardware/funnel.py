@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hardware.errors import ReleaseError
-from hardware.interfaces import FunnelRelease
+from hardware.interfaces import FunnelRelease, ReleaseCounter
 
 Sleep = Callable[[float], None]
 
@@ -129,6 +129,11 @@ class SimFunnelRelease(FunnelRelease):
         if self.dwell_s:
             self._sleep(self.dwell_s)
         self.table.release(jammed=jammed)
+
+    def release_counter(self) -> ReleaseCounter:
+        """The simulated servo's own count: saved in the world's file in the same atomic write as
+        the cubes' move, so it survives the controller's death exactly as the cubes do."""
+        return ReleaseCounter(self.table.release_count, None, True)
 
     def sweep(self) -> None:
         """Open and close without a battle. As on the real station, cubes left in the funnel fall."""

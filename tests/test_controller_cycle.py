@@ -149,7 +149,7 @@ def test_without_a_release_counter_the_host_decides(tmp_path: Path) -> None:
     planned = cyc.plan(ATTACK)
     with pytest.raises(Crash):
         world.cycle(funnel=CrashingFunnel(world.sim, "after")).release(planned["drop_id"])
-    bare = world.cycle(sim=False)  # a bare servo: no counter, no beam
+    bare = world.cycle(funnel=CrashingFunnel(world.sim, "before"), sim=False)  # a bare servo: no counter, no beam
     view = bare.resume()
     assert view is not None and view["phase"] == "release_unknown"
     with pytest.raises(DropError):

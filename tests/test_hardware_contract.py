@@ -68,6 +68,22 @@ def test_funnel_release_sweep_close(funnel: FunnelRelease) -> None:
     funnel.close()
 
 
+def test_a_funnel_counter_counts_each_release_once_and_never_a_sweep(funnel: FunnelRelease) -> None:
+    """Where a funnel keeps its own release count (the simulated servo, the tray board), it moves by
+    exactly one per release and not at all for a hardware check's sweep; a bare servo keeps none."""
+    before = funnel.release_counter()
+    if before is None:
+        assert type(funnel).__name__ == "GpioServoRelease"
+        return
+    funnel.release()
+    after = funnel.release_counter()
+    assert after is not None and after.comparable(before) and after.count == before.count + 1
+    funnel.sweep()
+    swept = funnel.release_counter()
+    assert swept is not None and swept.count == after.count
+    funnel.close()
+
+
 def _red_on_grey(path: Path, n: int = 3) -> None:
     img = np.full((120, 160, 3), 128, np.uint8)
     cv2.rectangle(img, (40, 30), (90, 80), (30, 30, 220), -1)  # BGR red
@@ -143,7 +159,9 @@ def board(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Tray
 def test_board_contract(board: tuple[TrayBoard, Any]) -> None:
     brd, cubes_fall = board
     info = brd.hello()
-    assert isinstance(info, BoardInfo) and info.protocol_version == 1
+    from firmware import tray_protocol as tp
+
+    assert isinstance(info, BoardInfo) and info.protocol_version == tp.PROTOCOL_VERSION
     assert brd.hello().boot_id == info.boot_id  # no reset between two handshakes
     brd.reset_beam()
     assert brd.beam_count() == 0

@@ -35,6 +35,15 @@ class BoardRejectedError(LinkError, ValueError):
         self.status = status
 
 
+class BoardFaultError(LinkError):
+    """The firmware hit an exception (or could not save its release count) while carrying out a
+    command; ``code`` is the FAULT code. The board stays up and went to its safe state."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class BoardBusyError(LinkError):
     """The board is still carrying out a release; ask again when it is done."""
 
@@ -69,6 +78,19 @@ class BoardStatus:
     releases: int
     uptime_s: float
     safe_trips: int
+    faults: int = 0
+    faulted: bool = False  # a fault happened on the board since the last STATUS
+
+
+@dataclass(frozen=True)
+class ReleaseCount:
+    """The board's ``RELEASE_COUNT``: its own count of releases, and whether it survives a reset."""
+
+    count: int
+    boot_id: int
+    since_boot: int
+    persistent: bool
+    releasing: bool
 
 
 class BoardLink:
@@ -197,6 +219,11 @@ class BoardLink:
                 raise LinkError(f"tray board on {self.name} sent a malformed {name} result: {exc}") from exc
         if status == tp.BUSY:
             raise BoardBusyError(f"tray board on {self.name} is busy with a release; {name} refused")
+        if status == tp.FAULT:
+            code = data[0] if data else 0
+            raise BoardFaultError(
+                f"tray board on {self.name} had a fault during {name}: "
+                f"{tp.FAULT_NAMES.get(code, f'code {code}')} (its fault log has the details)", code)
         what = tp.STATUS_NAMES.get(status, f"status {status}")
         raise BoardRejectedError(f"tray board on {self.name} refused {name}: {what}", status)
 
@@ -251,7 +278,7 @@ class BoardLink:
             return uptime_ms
 
     def status(self) -> BoardStatus:
-        flags, angle, leds, beam, releases, uptime, trips = self.request(tp.STATUS)
+        flags, angle, leds, beam, releases, uptime, trips, faults = self.request(tp.STATUS)
         return BoardStatus(
             releasing=bool(flags & tp.FLAG_RELEASING),
             vibrating=bool(flags & tp.FLAG_VIBRATING),
@@ -264,7 +291,15 @@ class BoardLink:
             releases=releases,
             uptime_s=uptime / 1000,
             safe_trips=trips,
+            faults=faults,
+            faulted=bool(flags & tp.FLAG_FAULT),
         )
+
+    def release_count(self) -> ReleaseCount:
+        """The board's own release count (kept across its resets where it can save it)."""
+        count, boot_id, since_boot, flags = self.request(tp.RELEASE_COUNT)
+        return ReleaseCount(count=count, boot_id=boot_id, since_boot=since_boot,
+                            persistent=bool(flags & tp.COUNT_PERSISTENT), releasing=bool(flags & tp.COUNT_RELEASING))
 
     # -- heartbeat ----------------------------------------------------------------------------------
 

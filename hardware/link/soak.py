@@ -139,7 +139,7 @@ def run_soak(
             # its bookkeeping stays right, and counts the failure.
             failures += 1
             errors.append(f"operation {operations}: {exc}")
-            done = (board_end.board.actions or [])[len(expected) :]
+            done = (board_end.all_actions)[len(expected) :]
             if action is not None and done == [action]:
                 expected.append(action)
                 if action[0] == "BEAM_RESET":
@@ -152,7 +152,7 @@ def run_soak(
         if action is not None:
             expected.append(action)
     wall = time.perf_counter() - started
-    actions = board_end.board.actions or []
+    actions = board_end.all_actions
     want, got = Counter(expected), Counter(actions)
     lost = sum((want - got).values())
     duplicated = sum((got - want).values())
