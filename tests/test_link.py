@@ -404,3 +404,91 @@ def test_any_pattern_of_retransmissions_acts_exactly_once(commands) -> None:
             answers.add(out)
         assert len(answers) == 1
     assert acts == [("LEDS", (level,)) for level, _, _ in commands]
+
+
+# -- the board's own release count (issue 14, item 1) ------------------------------------------------
+
+
+def test_the_release_count_survives_a_board_reset_and_says_so(rig) -> None:
+    clock, end, link = rig
+    funnel = SerialFunnelRelease(link, dwell_s=0.1, move_s=0.05)
+    funnel.release()
+    funnel.release()
+    count = link.release_count()
+    assert (count.count, count.since_boot, count.persistent, count.releasing) == (2, 2, True, False)
+    end.reset(seed=0xB0B)  # power cycle: the flash keeps the count
+    with pytest.raises(BoardResetError):
+        link.release_count()
+    after = link.release_count()
+    assert (after.count, after.since_boot, after.boot_id) == (2, 0, 0xB0B)
+    assert funnel.release_counter().count == 2 and funnel.release_counter().persistent
+    funnel.release()
+    assert funnel.last_release_number == 3
+    end.reset(seed=0xC0C, keep_flash=False)  # a new board: it has released nothing
+    with pytest.raises(BoardResetError):
+        link.ping()
+    assert link.release_count().count == 0
+
+
+def test_a_damaged_saved_count_is_not_trusted() -> None:
+    hal = SimHal(clock=lambda: 0, seed=1)
+    hal._blob = b"TRC1" + bytes(8)  # a count whose check sum is wrong
+    board = Board(hal)
+    assert (board.releases, board.count_persistent) == (0, False)
+    hal._blob = None  # a blank flash: a board that never released
+    assert Board(hal).count_persistent is True
+
+
+def test_a_release_the_board_cannot_count_is_refused_and_nothing_moves(rig) -> None:
+    _, end, link = rig
+    funnel = SerialFunnelRelease(link, dwell_s=0.1, move_s=0.05)
+    end.hal.fail_saves = True
+    end.hal.events.clear()
+    with pytest.raises(ReleaseError, match="storage") as err:
+        funnel.release()
+    assert err.value.released is False  # FAULT/storage: certainly nothing dropped
+    assert [e for e in end.hal.events if e[0] == "servo"] == []
+    assert ("fault", tp.FAULT_STORAGE) in list(end.hal.events)
+    status = link.status()
+    assert status.faulted and status.faults == 1 and status.releases == 0
+    end.hal.fail_saves = False
+    funnel.release()
+    assert funnel.last_release_number == 1
+
+
+def test_a_board_reset_during_the_release_is_settled_by_the_saved_count() -> None:
+    """The board carried out the RELEASE and then restarted before answering: its saved count says
+    the trapdoor opened (released=True), so the host never opens it a second time."""
+
+    class ResetAfterRelease(Scripted):
+        def write(self, data):
+            super().write(data)
+            frames = tp.decode_all(data)
+            if frames and frames[0][1] == tp.RELEASE and self.inner.boots == 1:
+                self.inner.reset(seed=0xD00D)  # the answer is lost with the reset
+
+    clock = VirtualClock()
+    end = InProcessBoard(clock=clock, seed=1)
+    link = link_over(end, clock, retries=2)
+    funnel = SerialFunnelRelease(link, dwell_s=0.1, move_s=0.05)
+    link.transport = ResetAfterRelease(end)
+    with pytest.raises(ReleaseError, match="opened, but the tray board restarted") as err:
+        funnel.release()
+    assert err.value.released is True
+    assert [a[0] for a in end.all_actions].count("RELEASE") == 1
+
+
+def test_an_exception_in_the_firmware_answers_fault_and_keeps_the_board_up(rig) -> None:
+    _, end, link = rig
+
+    def broken(level):
+        raise MemoryError("no room")
+
+    end.hal.leds_set = broken
+    with pytest.raises(LinkError, match="out of memory") as err:
+        link.request(tp.LEDS, 300)
+    assert err.value.code == tp.FAULT_MEMORY
+    status = link.status()  # still answering, with the fault counted
+    assert status.faulted and status.faults == 1
+    assert not link.status().faulted  # reported once
+    assert ("fault", tp.FAULT_MEMORY) in list(end.hal.events)
