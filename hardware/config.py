@@ -119,6 +119,9 @@ class SimSection:
     seed: int = _spec(1, lo=0, hi=2**31 - 1, doc="the simulated world's random seed (tower, tray, camera)")
     state_file: str = _spec("", doc="persisted world; empty: sim-world.json in station.data_dir")
     motion_frames: int = _spec(4, lo=0, hi=50, doc="frames with cubes still rolling after a release")
+    tray_reading: str = _spec("camera", choices=("camera", "direct"),
+                              doc="direct: read the simulated tray's contents instead of photographing it "
+                                  "(long crash and soak benchmarks through the CLI)")
     faults: FaultsSection = field(default_factory=FaultsSection)
 
 

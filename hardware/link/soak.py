@@ -289,6 +289,10 @@ def run_pty_soak(
         events = fw.events()
     seen_leds = [e["v"] for e in events if e["ev"] == "leds"]
     seen_beam = [e["v"] for e in events if e["ev"] == "beam"]
+    for what, want, got in (("LED levels", leds, seen_leds), ("beam totals", beam_totals, seen_beam)):
+        if want != got:
+            at = next((i for i, (a, b) in enumerate(zip(want, got, strict=False)) if a != b), min(len(want), len(got)))
+            errors.append(f"{what} differ from #{at}: sent {want[at - 2:at + 3]}, the board did {got[at - 2:at + 3]}")
     seen_releases = sum(1 for e in events if e["ev"] == "servo" and e["v"] == open_cdeg)
     return PtySoakReport(
         commands=commands_sent,
