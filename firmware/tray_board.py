@@ -57,6 +57,9 @@ class Board:
         self.safe_flag = False
         self.safe_trips = 0
         self.last_key = None
+        self.last_seq = None
+        self.hello_key = None
+        self.stale = 0
         self.last_response = b""
         self.duplicates = 0
         self.naks = 0
@@ -130,8 +133,19 @@ class Board:
         self.silent = False
         key = (seq, cmd, tp.crc32(payload))
         if cmd != tp.HELLO and key == self.last_key:
-            self.duplicates += 1
+            self.duplicates = (self.duplicates + 1) & 0x3FFFFFFF
             return self.last_response
+        if cmd == tp.HELLO and self.session and key == self.hello_key and seq != self.last_seq:
+            # A late copy of the HELLO that opened this session, after commands of that session: it
+            # must not wipe the memory that keeps their retransmissions from acting twice.
+            self.stale = (self.stale + 1) & 0x3FFFFFFF
+            return b""
+        if cmd != tp.HELLO and self.last_seq is not None and 1 <= (self.last_seq - seq) & 0xFF <= tp.STALE_WINDOW:
+            # A late copy of a command older than the last one carried out (it was delayed past its
+            # own retransmission): the host has moved on, so it is neither carried out nor answered.
+            self.stale = (self.stale + 1) & 0x3FFFFFFF
+            return b""
+        self.last_seq = seq
         try:
             status, data = self._dispatch(cmd, payload)
         except Exception as exc:  # noqa: BLE001 - a fault answers FAULT; it never kills the board
@@ -141,6 +155,7 @@ class Board:
         if cmd == tp.HELLO:
             self.last_key = None
             self.last_response = b""
+            self.hello_key = key
         else:
             self.last_key = key
             self.last_response = response
@@ -369,6 +384,9 @@ class Board:
 
     def enter_safe_state(self):
         """Funnel closed, LEDs off, vibration off: after host silence or a fault (docs/protocol.md)."""
+        announce = getattr(self.hal, "announce", None)
+        if announce is not None:
+            announce("safe", self.safe_trips + 1)  # the simulated HAL's log says why the outputs change
         self.silent = True
         self.safe_flag = True
         self.safe_trips += 1

@@ -23,6 +23,7 @@ CRC_SIZE = 4
 MAX_PAYLOAD = 48
 MAX_FRAME = HEADER_SIZE + MAX_PAYLOAD + CRC_SIZE
 MAX_REJECTED = 8  # rejected sequence bytes kept for NAKs between two pop_rejected() calls
+STALE_WINDOW = 127  # a command frame whose SEQ is 1..127 behind the last one is a late copy: dropped
 STALE_MS = 50  # a partial frame untouched this long is abandoned (see docs/protocol.md)
 
 # Commands (host -> board). Responses use CMD | RESPONSE_BIT.

@@ -227,7 +227,9 @@ class SerialFunnelRelease(FunnelRelease):
         )
 
     def _wait_until_done(self) -> None:
-        budget = 2 * self.move_s + self.dwell_s + 2.0
+        # the release's own time, plus room for one STATUS that needs every retransmission on a bad
+        # line: a slow answer is not a failed release
+        budget = 2 * self.move_s + self.dwell_s + 2.0 + self.link.exchange_budget_s()
         deadline = self.link.clock() + budget
         self.link.sleep(min(2 * self.move_s + self.dwell_s, budget))
         while True:

@@ -381,6 +381,33 @@ def test_soak_bounded() -> None:
     assert report.board_actions == report.expected_actions > 0
 
 
+def test_soak_with_board_resets_late_frames_and_a_heartbeat_loses_and_repeats_nothing() -> None:
+    """10 % loss + 10 % corruption each way, frames delivered late (a first try after its own
+    retransmission, or after the next command), the board power-cycling around frames, and the
+    heartbeat thread pinging while the host idles: every action exactly once, every reset told."""
+    report = run_soak(3000, corrupt=0.1, loss=0.1, seed=4, retries=12, reset=0.01, reorder=0.05, heartbeat_s=0.02)
+    print("\n".join(report.lines()))
+    assert report.faults.sent_reordered > 0 and report.faults.received_reordered > 0
+    assert report.resets_injected > 5 and report.link.heartbeats > 0 and report.late_copies_dropped > 0
+    assert report.resets_reported == report.link.resets == report.resets_injected
+    assert (report.lost_actions, report.duplicated_actions, report.wrong_reads, report.failures) == (0, 0, 0, 0)
+    assert report.ok
+
+
+def test_a_late_copy_of_an_older_command_is_dropped_not_carried_out() -> None:
+    acts: list = []
+    board = Board(SimHal(clock=lambda: 0, seed=1), on_action=lambda name, args: acts.append((name, args)))
+    hello = tp.encode_frame(9, tp.HELLO, tp.pack_request(tp.HELLO, tp.PROTOCOL_VERSION, 60000, 1000))
+    board.receive(hello)
+    first = tp.encode_frame(10, tp.LEDS, tp.pack_request(tp.LEDS, 100))
+    second = tp.encode_frame(11, tp.LEDS, tp.pack_request(tp.LEDS, 200))
+    assert board.receive(first) and board.receive(second)
+    assert board.receive(first) == b""  # held up on the way, arriving after the next command
+    assert board.receive(hello) == b""  # a late HELLO must not wipe the memory of command 11
+    assert board.receive(second) and acts == [("LEDS", (100,)), ("LEDS", (200,))]
+    assert board.stale == 2
+
+
 @settings(deadline=None)
 @given(
     st.lists(

@@ -60,6 +60,7 @@ class LinkStats:
     stale_responses: int = 0
     failures: int = 0
     heartbeats: int = 0
+    resets: int = 0  # board restarts noticed (each raised BoardResetError once)
     rejected_frames: int = 0  # received frames that failed the header or CRC check
 
 
@@ -103,6 +104,8 @@ class BoardLink:
     silence_s: the board's host-silence timeout sent in HELLO (default ``3 × heartbeat_s``, at least
         0.5 s): after it the board closes the funnel and switches everything off by itself.
     clock, sleep: injectable for tests (``loopback.VirtualClock``).
+    first_seq: the sequence number of the first command (``open_link`` draws it at random, so that
+        a restarted host's HELLO is not a copy of the last host's, which the board would drop).
     """
 
     def __init__(
@@ -117,6 +120,7 @@ class BoardLink:
         silence_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        first_seq: int = 1,
     ) -> None:
         if timeout_s <= 0:
             raise ValueError(f"timeout_s must be positive, got {timeout_s!r}")
@@ -138,7 +142,7 @@ class BoardLink:
         self.info: BoardInfo | None = None
         self.closed_angle: float | None = None
         self._decoder = tp.FrameDecoder()
-        self._seq = 0
+        self._seq = (first_seq - 1) & 0xFF
         self._lock = threading.RLock()
         self._last_traffic = clock()
         self._pending_error: LinkError | None = None
@@ -191,6 +195,14 @@ class BoardLink:
             f"tray board on {self.name} did not answer {tp.command_name(cmd)} (seq {seq}) after "
             f"{self.retries + 1} tries over {self.clock() - started:.1f} s"
         )
+
+    def exchange_budget_s(self) -> float:
+        """The longest one exchange can take: every try waiting its full (backed-off) timeout."""
+        total, wait = 0.0, self.timeout_s
+        for _ in range(self.retries + 1):
+            total += wait
+            wait = min(wait * self.backoff, self.max_timeout_s)
+        return total
 
     def request(self, cmd: int, *args: int) -> tuple:
         """Carry out one command; its result values (``RESULT_FORMATS``).
@@ -264,6 +276,7 @@ class BoardLink:
         if self.info is not None and boot_id != self.info.boot_id:
             old = self.info.boot_id
             self.info = BoardInfo(self.info.protocol_version, boot_id, self.info.firmware)
+            self.stats.resets += 1
             raise BoardResetError(
                 f"tray board on {self.name} restarted (boot id {old:08x} -> {boot_id:08x}); its beam count, "
                 "LED level and any release in progress were lost"
@@ -384,8 +397,11 @@ def open_link(
         from hardware.link.faults import FaultInjectingTransport
 
         transport = FaultInjectingTransport(transport, corrupt=corrupt, loss=loss, delay_s=delay_s, seed=seed)
+    import random
+
     link = BoardLink(
-        transport, timeout_s=timeout_s, retries=retries, heartbeat_s=heartbeat_s, silence_s=silence_s
+        transport, timeout_s=timeout_s, retries=retries, heartbeat_s=heartbeat_s, silence_s=silence_s,
+        first_seq=random.randrange(256),
     )
     try:
         link.hello()
