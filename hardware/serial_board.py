@@ -192,7 +192,8 @@ class SerialFunnelRelease(FunnelRelease):
         self._releases = None
         try:
             after = self.link.release_count()
-        except BoardResetError:
+        except BoardResetError as reset:
+            cause = reset  # the board restarted around the release: the caller must hear of it
             try:
                 after = self.link.release_count()
             except LinkError as exc:

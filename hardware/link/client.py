@@ -323,6 +323,12 @@ class BoardLink:
         self._heartbeat = threading.Thread(target=self._beat, name=f"heartbeat {self.name}", daemon=True)
         self._heartbeat.start()
 
+    def stop_heartbeat(self) -> None:
+        """Stop the background PING (``close()`` does it too)."""
+        self._stop.set()
+        if self._heartbeat is not None and self._heartbeat is not threading.current_thread():
+            self._heartbeat.join(timeout=5.0)
+
     def _beat(self) -> None:
         while not self._stop.wait(self.heartbeat_s / 2):
             if self.clock() - self._last_traffic < self.heartbeat_s:
