@@ -85,7 +85,9 @@ def check_station(station: Station, *, settle: Callable[[float], None] = time.sl
             held = sum(station.sim.funnel_contents().values())
             return SKIP, f"{held} cubes lie in the funnel; a sweep would drop them"
         station.funnel.sweep()
-        return f"closed -> open -> closed ({station.funnel.describe()})"
+        pulses = getattr(station.funnel, "pulse_report", None)
+        widths = "; pulse " + ", ".join(r.text() for r in pulses()) if pulses is not None and pulses() else ""
+        return f"closed -> open -> closed ({station.funnel.describe()}){widths}"
 
     if station.funnel is not None:
         results.append(_run("funnel", "servo sweep", sweep))
