@@ -165,7 +165,8 @@ def run_firmware_soak(events: int = 100_000, heap: str = "160k", seed: int = 1, 
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith(RESULT_TAG)), None)
     if done.returncode != 0 or line is None:
         return {"events": 0, "seconds": round(seconds, 1), "heap": heap,
-                "problems": [f"MicroPython stopped (status {done.returncode}): {done.stderr.strip()[-600:]}"]}
+                "problems": [f"MicroPython stopped (status {done.returncode}): "
+                             f"{(done.stdout + done.stderr).strip()[-600:]}"]}
     figures: dict[str, Any] = json.loads(line[len(RESULT_TAG):])
     figures.update(seconds=round(seconds, 1), heap=heap, slack=slack)
     problems = []
