@@ -4,7 +4,9 @@ The simulated camera is swapped for a direct reading of the simulated tray (the 
 benchmark), so the run exercises the drop cycle, the records, the session's cube account and the
 simulated tower over a long game: after every drop each colour's cubes must add up across the
 supplies, the map, the tray and the tower, and the simulated tower must hold exactly what the
-ledger says. Usage: ``python bench/bench_soak.py [--battles 2000] [--seed 1]``.
+ledger says. At the end the simulated servo's own count of its openings must equal the drops
+released (the battles and the initial fill), or the run fails.
+Usage: ``python bench/bench_soak.py [--battles 2000] [--seed 1]``.
 """
 
 from __future__ import annotations
@@ -46,7 +48,12 @@ def soak(data_dir: Path, battles: int, seed: int = 1) -> dict[str, Any]:
         status = table.status()
         verify = table.verify()
         releases = sim.release_count
-    return {"battles": status["drops_done"] - 1, "kinds": kinds, "checked": checked, "releases": releases,
+        released = sum(1 for r in table.store.records() if r.kind == "released")
+    if releases != released:
+        problems.append(f"the servo opened {releases} times for {released} released drops")
+    if released != status["drops_done"]:
+        problems.append(f"{released} drops released but {status['drops_done']} drops done")
+    return {"released_drops": released, "battles": status["drops_done"] - 1, "kinds": kinds, "checked": checked, "releases": releases,
             "conservation": status["conservation"], "verify_ok": verify["ok"], "records": verify["records"],
             "problems": problems, "seconds": round(time.monotonic() - started, 1)}
 
@@ -61,14 +68,15 @@ def main() -> int:
     print(f"soak run in {data_dir}: {f['battles']} battles in {f['seconds']} s "
           f"({', '.join(f'{k} {v}' for k, v in sorted(f['kinds'].items()))})")
     print(f"  conservation checked after each of {f['checked']} drops; servo moves {f['releases']} "
-          f"(= {f['battles']} battles + the initial fill)")
+          f"for {f['released_drops']} released drops ({f['battles']} battles + the initial fill): "
+          + ("equal" if f["releases"] == f["released_drops"] == f["battles"] + 1 else "MISMATCH"))
     print("  colour   supply  map  tray  tower  total/expected")
     for colour, row in f["conservation"].items():
         print(f"  {colour:7s} {row['supply']:6d} {row['board']:4d} {row['tray']:5d} {row['tower']:6d}  "
               f"{row['total']}/{row['expected']}")
     print(f"  records {f['records']}, tower log verify: {'ok' if f['verify_ok'] else 'FAILED'}")
     print("  problems: " + ("none" if not f["problems"] else "; ".join(f["problems"][:5])))
-    return 0 if not f["problems"] and f["verify_ok"] else 1
+    return 0 if not f["problems"] and f["verify_ok"] and f["releases"] == f["battles"] + 1 else 1
 
 
 if __name__ == "__main__":

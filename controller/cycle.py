@@ -15,12 +15,14 @@ anywhere is resumed by :meth:`DropCycle.resume`:
 * *planned*: the funnel was never opened; the drop waits for its (first) release.
 * *releasing*: the one unsure moment: the process died between committing ``release_started`` and
   committing ``released``, so the servo may or may not have moved. The station never guesses and
-  never opens the funnel on a guess. It asks the world: the simulated table's persisted release
-  counter (saved atomically with the cubes' move), or the tray board's break-beam (cubes seen
-  falling mean it opened). If the counter moved, the drop is *released*; if it did not, the
-  release never happened and the drop is *planned* again (its first and only release is still to
-  come). Where neither exists (a bare servo), the phase becomes *release_unknown* and the host
-  says whether the funnel is empty (:meth:`DropCycle.confirm_release`).
+  never opens the funnel on a guess. It asks the funnel device's own release counter, which the
+  device raises *before* its servo moves: the tray board's (kept on its flash across its resets,
+  with a boot id) or the simulated servo's (saved atomically with the cubes' move). If the counter
+  moved, the drop is *released*; if it did not, the release never happened and the drop is
+  *planned* again (its first and only release is still to come). Where there is no counter, or it
+  cannot be compared (the board reset and kept no count), the phase becomes *release_unknown* and
+  the host says whether the funnel is empty (:meth:`DropCycle.confirm_release`); a break-beam count
+  is kept with it as evidence, never taken as proof (a hand or one late cube breaks the beam too).
 * *released*: finished by reading the tray; never released again.
 * *counted*: a trusted reading is resolved; a doubted one waits for the host (confirm, correct,
   re-read). *resolved*: waits for the tray to be cleared. Nothing moves until asked.
@@ -42,6 +44,7 @@ from controller.records import RecordStore
 from controller.session import SessionError, add, clean
 from controller.verify import question_text, read_verified
 from hardware.config import DEFAULT_BEAM_CLUMP
+from hardware.interfaces import ReleaseCounter
 
 SESSION_KNOWS = ("tray_before", "tower_before", "supply", "tray_after")
 
@@ -271,11 +274,28 @@ class DropCycle:
         self._commit("cancelled", {}, new, drop_id=drop_id)
 
     # -- release -----------------------------------------------------------------------------------
-    def _release_counter(self) -> int | None:
+    def _release_counter(self) -> ReleaseCounter | None:
+        """The funnel device's own release count (the tray board's, kept across its resets; the
+        simulated servo's), or, for a funnel that keeps none, the simulated world's. ``None`` where
+        there is none, or where the device cannot be asked now: never a guess from elsewhere."""
+        ask = getattr(self.funnel, "release_counter", None)
+        if ask is not None:
+            try:
+                counter = ask()
+            except OSError:
+                return None
+            if counter is not None:
+                return counter
         if self.sim is not None:
-            return int(self.sim.release_count)
-        counter = getattr(self.funnel, "release_count", None)
-        return None if counter is None else int(counter)
+            return ReleaseCounter(int(self.sim.release_count), None, True)
+        return None
+
+    @staticmethod
+    def _moved(before: ReleaseCounter | None, now: ReleaseCounter | None) -> bool | None:
+        """Whether the funnel opened between two counter readings: None when they cannot say."""
+        if before is None or now is None or not now.comparable(before) or now.count < before.count:
+            return None
+        return now.count > before.count
 
     def release(self, drop_id: int) -> dict[str, Any]:
         """Release the funnel once for this drop, then read, verify and resolve."""
@@ -292,25 +312,32 @@ class DropCycle:
             except OSError:
                 beam_reset = False
         counter = self._release_counter()
-        self._commit("release_started", {"counter_before": counter, "beam_reset": beam_reset},
-                     ses.set_phase(self.state, "releasing", counter_before=counter, beam_reset=beam_reset),
+        known = _counter_fields(counter)
+        self._commit("release_started", {"counter_before": counter.count if counter else None, **known,
+                                         "beam_reset": beam_reset},
+                     ses.set_phase(self.state, "releasing", counter_before=counter.count if counter else None,
+                                   **known, beam_reset=beam_reset),
                      drop_id=drop_id)
         try:
             self.funnel.release()
         except Exception as exc:
             now = self._release_counter()
-            if counter is not None and now == counter:  # the trapdoor never moved: a release may follow
+            moved = self._moved(counter, now)
+            if moved is False:  # the trapdoor never moved: a release may follow
                 self._commit("release_failed", {"error": str(exc), "moved": False},
                              ses.set_phase(self.state, "planned"), drop_id=drop_id)
                 raise
-            if counter is None or now is None:
+            if moved is None:
                 self._commit("release_failed", {"error": str(exc), "moved": None},
                              ses.set_phase(self.state, "release_unknown", error=str(exc)), drop_id=drop_id)
                 raise
+            assert now is not None
             self._commit("released", {"how": "funnel (it reported an error after moving)", "error": str(exc),
-                                      "counter_after": now}, ses.set_phase(self.state, "released"), drop_id=drop_id)
+                                      "counter_after": now.count}, ses.set_phase(self.state, "released"),
+                         drop_id=drop_id)
             return self.read_and_resolve(drop_id)
-        self._commit("released", {"how": "funnel", "counter_after": self._release_counter()},
+        after = self._release_counter()
+        self._commit("released", {"how": "funnel", "counter_after": after.count if after else None},
                      ses.set_phase(self.state, "released"), drop_id=drop_id)
         return self.read_and_resolve(drop_id)
 
@@ -430,23 +457,28 @@ class DropCycle:
         drop_id = drop["drop_id"]
         phase = drop["phase"]
         if phase == "releasing":
-            before = drop.get("counter_before")
+            before = _counter_from(drop)
             now = self._release_counter()
-            if before is not None and now is not None:
-                if now > before:
-                    self._commit("released", {"how": "recovered: the release counter moved", "counter_after": now},
-                                 ses.set_phase(state, "released"), drop_id=drop_id)
-                    phase = "released"
-                else:
-                    self._commit("release_not_done", {"how": "recovered: the release counter did not move"},
-                                 ses.set_phase(state, "planned"), drop_id=drop_id)
-                    return self.drop_view(drop_id)
-            elif self.board is not None and drop.get("beam_reset") and _beam(self.board):
-                self._commit("released", {"how": "recovered: the break-beam saw cubes fall"},
+            moved = self._moved(before, now)
+            if moved is True:
+                assert now is not None
+                self._commit("released", {"how": "recovered: the funnel's own release counter moved",
+                                          "counter_after": now.count},
                              ses.set_phase(state, "released"), drop_id=drop_id)
                 phase = "released"
+            elif moved is False:
+                self._commit("release_not_done", {"how": "recovered: the funnel's own release counter did not move"},
+                             ses.set_phase(state, "planned"), drop_id=drop_id)
+                return self.drop_view(drop_id)
             else:
-                self._commit("release_unknown", {"why": "the process stopped while the funnel was being released"},
+                # No counter that can say. Cubes on the break-beam are evidence for the host, never
+                # proof: a hand in the tray or one late cube would close the drop with its cubes
+                # still in the funnel.
+                evidence: dict[str, Any] = {}
+                if self.board is not None and drop.get("beam_reset"):
+                    evidence["beam_count"] = _beam(self.board)
+                self._commit("release_unknown", {"why": "the process stopped while the funnel was being released",
+                                                 **evidence},
                              ses.set_phase(state, "release_unknown"), drop_id=drop_id)
                 return self.drop_view(drop_id)
         if phase == "released":
@@ -661,6 +693,22 @@ def _reading_counts(drop: dict[str, Any]) -> dict[str, int]:
     hesitated, else what it read."""
     reconciled = (drop.get("reconciliation") or {}).get("cubes")
     return dict(reconciled) if reconciled else dict(drop["reading"]["cubes"])
+
+
+def _counter_fields(counter: ReleaseCounter | None) -> dict[str, Any]:
+    """What a record keeps of a counter reading besides its count (to tell a reset from a move)."""
+    if counter is None:
+        return {}
+    return {"counter_boot": counter.boot_id, "counter_persistent": counter.persistent}
+
+
+def _counter_from(drop: dict[str, Any]) -> ReleaseCounter | None:
+    """The counter reading a ``release_started`` record kept (records from before the boot id was
+    kept were the simulated world's persisted count)."""
+    count = drop.get("counter_before")
+    if count is None:
+        return None
+    return ReleaseCounter(int(count), drop.get("counter_boot"), bool(drop.get("counter_persistent", True)))
 
 
 def _beam(board: Any) -> int:

@@ -115,7 +115,9 @@ class CameraReader:
         import cv2
 
         from vision.annotate import annotate
-        from vision.imageio import write_image
+        from vision.errors import UnreadableImage
+        from vision.imageio import check_frame, write_image
+        from vision.reading import TrayReading
 
         if wait_settle:
             frame, settled = self._settled_frame()
@@ -131,7 +133,10 @@ class CameraReader:
             # (docs/controller.md, latency); OpenCV lets go of the GIL while it encodes, so it runs
             # beside the counting, and the record waits for it below.
             raw_written = _writer().submit(write_image, raw, frame, _raw_png())
-        reading = self.counter.count(frame)
+        try:  # a camera gone grayscale or a cropped frame is unusable, never read as black cubes
+            reading = self.counter.count(check_frame(frame, "the camera's frame"))
+        except UnreadableImage as exc:
+            reading = TrayReading.unusable(str(exc))
         if save:
             assert raw_written is not None and annotated is not None
             write_image(annotated, annotate(frame, reading), [cv2.IMWRITE_JPEG_QUALITY, 90])

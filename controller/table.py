@@ -141,17 +141,20 @@ class Table:
     # -- opening -----------------------------------------------------------------------------------
     @classmethod
     def open(cls, config_path: str | Path | None = None, data_dir: str | Path | None = None, *,
-             reader: str = "camera", config: Any = None, resume: bool = True) -> Table:
+             reader: str | None = None, config: Any = None, resume: bool = True) -> Table:
         """Load the config, open the records and the devices, and finish a drop left in flight.
 
         ``reader="direct"`` reads a simulated tray's contents instead of photographing it (long
-        crash and soak runs); it needs a simulated station."""
+        crash and soak runs); it needs a simulated station. ``None``: the config's
+        ``[sim] tray_reading`` (``"camera"`` unless a benchmark's config says otherwise)."""
         from hardware.config import load_config
         from hardware.station import open_station
 
         cfg = config if config is not None else load_config(config_path)
         if data_dir is not None:
             cfg = cfg.replace(station={"data_dir": str(Path(data_dir).resolve())})
+        if reader is None:
+            reader = cfg.sim.tray_reading
         lock_fd = _lock_data_dir(cfg.data_dir)
         try:
             store = RecordStore.open(cfg.data_dir)  # a corrupt or foreign file stops us before any device moves

@@ -21,6 +21,9 @@ SERVO_MIN_US = 500  # pulse width at 0 degrees
 SERVO_MAX_US = 2500  # pulse width at 180 degrees
 LED_HZ = 1000
 BEAM_DEBOUNCE_US = 1000  # edges closer than this are one cube (receiver ringing)
+COUNT_FILE = "tray_count.bin"  # the release count on the Pico's flash (littlefs: rename is atomic)
+FAULT_FILE = "tray_fault.txt"  # the last fault's traceback, never sent over the USB data link
+FAULT_FILE_MAX = 1024  # bytes kept of it: the flash is small and a fault may repeat
 
 
 def repl_requested():
@@ -78,6 +81,30 @@ class PicoHal:
 
     def beam_total(self):
         return self._beam_total
+
+    # -- flash: the release count survives a reset or a power cut ---------------------------------
+    def load_blob(self):
+        try:
+            with open(COUNT_FILE, "rb") as fh:
+                return fh.read()
+        except OSError:
+            return None
+
+    def save_blob(self, data):
+        # One small write per release: littlefs spreads its writes over the flash's blocks, so
+        # even 100,000 releases stay far below the flash's erase endurance.
+        tmp = COUNT_FILE + ".tmp"
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.rename(tmp, COUNT_FILE)
+
+    def log_fault(self, code, text):
+        try:
+            with open(FAULT_FILE, "w") as fh:
+                fh.write("fault " + str(code) + " at " + str(time.ticks_ms()) + " ms\n")
+                fh.write(text[-FAULT_FILE_MAX:])
+        except OSError:
+            pass
 
     def watchdog(self, timeout_ms):
         return WDT(timeout=timeout_ms)

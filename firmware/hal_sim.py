@@ -2,30 +2,46 @@
 
 Used when the firmware runs on a host: under the MicroPython unix port on a pseudo-terminal (see
 ``hardware/firmware_pty.py``) and in-process on CPython (the link soak benchmark and the tests).
-Each output change is appended to ``events`` and, when a ``log`` stream is given, written to it as
-one JSON line (``{"t": ms, "ev": "servo", "v": 9000}``) so that a test watching the firmware from
-outside can check what the "pins" did.
+Each output change is kept in ``events``, a ring of the last ``EVENT_RING`` changes (the board's
+memory is bounded: a list here ran the unix port out of heap after about a thousand events), and,
+when a ``log`` stream is given, written to it as one JSON line (``{"t": ms, "ev": "servo", "v":
+9000}``) so that a test watching the firmware from outside can check everything the "pins" did.
+
+The simulated flash: ``state_path`` is a file standing for the Pico's flash, where the board keeps
+its release count across resets (``load_blob``/``save_blob``, written atomically by a rename); with
+no path the blob lives in this object, so a new ``Board`` on the same HAL is a reset that keeps it.
+Faults (``log_fault``) go to the log stream as a ``fault`` line, never to the data link.
 """
 
 import json
 import os
 import time
 
+try:
+    from ring import Ring
+except ImportError:  # on the host the firmware is the ``firmware`` package
+    from firmware.ring import Ring
+
 _HAS_TICKS = hasattr(time, "ticks_ms")
+EVENT_RING = 64  # output changes kept in memory; the log stream has them all
 
 
 class SimHal:
     """Simulated pins. ``clock`` (a function returning milliseconds) makes time controllable."""
 
-    def __init__(self, log=None, clock=None, seed=None):
+    def __init__(self, log=None, clock=None, seed=None, state_path=None):
         self.log = log
         self._clock = clock
-        self.events = []
+        self.events = Ring(EVENT_RING)
         self.servo = None
         self.leds = 0
         self.vibrating = False
         self._beam = 0
         self._seed = seed
+        self.state_path = state_path
+        self._blob = None
+        self.faults = 0
+        self.fail_saves = False  # tests: the flash refuses writes (full, worn out)
 
     # time: MicroPython's wrapping ticks when there are any, plain integers on CPython
     def ticks_ms(self):
@@ -60,6 +76,37 @@ class SimHal:
         if self.log is not None:
             self.log.write(json.dumps({"t": self.ticks_ms(), "ev": name, "v": value}) + "\n")
 
+    # -- the simulated flash ------------------------------------------------------------------
+    def load_blob(self):
+        """The bytes last saved, or ``None`` when nothing was ever saved."""
+        if self.state_path is None:
+            return self._blob
+        try:
+            with open(self.state_path, "rb") as fh:
+                return fh.read()
+        except OSError:
+            return None
+
+    def save_blob(self, data):
+        """Keep ``data`` across resets; raises ``OSError`` when the flash cannot be written."""
+        if self.fail_saves:
+            raise OSError(28, "simulated flash full")
+        if self.state_path is None:
+            self._blob = bytes(data)
+            return
+        tmp = self.state_path + ".tmp"
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.rename(tmp, self.state_path)  # atomic: the old count or the new, never half of one
+
+    def log_fault(self, code, text):
+        """A firmware fault: on the log stream (stderr under the unix port), never on the link."""
+        self.faults += 1
+        self._event("fault", code)
+        if self.log is not None:
+            self.log.write(json.dumps({"t": self.ticks_ms(), "ev": "fault_text", "v": text[-400:]}) + "\n")
+
+    # -- outputs ------------------------------------------------------------------------------
     def servo_write(self, cdeg):
         self.servo = cdeg
         self._event("servo", cdeg)
@@ -82,7 +129,7 @@ class SimHal:
 
     def inject_beam(self, pulses):
         """Simulation only: as if ``pulses`` cubes had broken the beam."""
-        self._beam += pulses
+        self._beam = (self._beam + pulses) & 0x3FFFFFFF  # the Pico's counter wraps here too
         self._event("beam", self._beam)
 
     def watchdog(self, timeout_ms):

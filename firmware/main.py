@@ -5,8 +5,16 @@ restarts a hung loop. Anywhere else (the MicroPython unix port on a pseudo-termi
 ``examples/sim-firmware.toml``) the hardware is simulated by ``hal_sim``, whose output changes are
 logged as JSON lines on stderr. The link itself is stdin/stdout in both cases: on the Pico that is
 the USB CDC port the host opens as ``/dev/ttyACM0``.
+
+Nothing but frames goes onto that link: an exception anywhere in the loop is caught, its traceback
+goes to the HAL's fault log (a small file on the Pico's flash, the JSON log on a host), the board
+closes the funnel and switches everything off, and the loop carries on. On a host pty whose host
+went away, a release in progress is finished before the process exits, as a real board would (it
+outlives the host; it only stops when its power does).
 """
 
+import gc
+import os
 import sys
 import time
 
@@ -46,9 +54,16 @@ def make_hal():
         import hal_sim
     except ImportError:
         from firmware import hal_sim
-    hal = hal_sim.SimHal(log=sys.stderr)
+    # TRAY_FW_STATE: the file standing for the Pico's flash (the release count survives a restart)
+    getenv = getattr(os, "getenv", None)
+    state_path = getenv("TRAY_FW_STATE") if getenv is not None else None
+    hal = hal_sim.SimHal(log=sys.stderr, state_path=state_path or None)
     hal.announce("boot", sys.platform)  # firmware_pty waits for this line
     return hal, "sim-" + sys.platform
+
+
+class HostGone(Exception):
+    """The host pty was closed: nobody can reach this simulated board again."""
 
 
 class StdioPort:
@@ -77,7 +92,7 @@ class StdioPort:
             if events[0][1] & (select.POLLHUP | select.POLLERR) and not events[0][1] & select.POLLIN:
                 if sys.platform != "rp2":
                     # On a host pty this means whoever ran us is gone: nobody can reach us again.
-                    raise SystemExit("tray-fw: the host closed the pseudo-terminal")
+                    raise HostGone()
                 _sleep_ms(timeout_ms)  # USB unplugged from a powered board: keep the timers running
                 break
             byte = self._in.read(1)
@@ -103,13 +118,31 @@ def run():
     port = StdioPort()
     wdt = hal.watchdog(WATCHDOG_MS)
     while True:
-        data = port.read(POLL_MS)
-        out = board.receive(data) if data else b""
-        out += board.tick()
-        if out:
-            port.write(out)
+        try:
+            data = port.read(POLL_MS)
+            out = board.receive(data) if data else b""
+            out += board.tick()
+            if out:
+                port.write(out)
+        except HostGone:
+            finish_release(board)
+            raise SystemExit("tray-fw: the host closed the pseudo-terminal") from None
+        except Exception as exc:  # noqa: BLE001 - logged off the link, the loop goes on
+            gc.collect()
+            board.fault(exc)
+            try:  # noqa: SIM105 - no contextlib on the Pico
+                board.enter_safe_state()
+            except Exception:  # noqa: BLE001
+                pass
         if wdt is not None:
             wdt.feed()
+
+
+def finish_release(board):
+    """Let a release in progress run to its end on the board's own clock (open, dwell, close)."""
+    while board.release_phase:
+        _sleep_ms(POLL_MS)
+        board.tick()
 
 
 if __name__ == "__main__":

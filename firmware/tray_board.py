@@ -7,16 +7,28 @@ link soak benchmark. ``docs/protocol.md`` is the contract this implements.
 
 The HAL provides: ``ticks_ms()``, ``ticks_diff(new, old)``, ``ticks_add(t, ms)`` (wrapping ticks, as
 MicroPython's ``time`` has them), ``random_u32()``, ``servo_write(cdeg)``, ``servo_detach()``,
-``leds_set(permille)``, ``vibration_set(on)``, ``beam_total()``, and optionally
-``inject_beam(n)`` (simulation only).
+``leds_set(permille)``, ``vibration_set(on)``, ``beam_total()``, and optionally ``inject_beam(n)``
+(simulation only), ``load_blob()``/``save_blob(data)`` (a few bytes kept across resets: the Pico's
+flash) and ``log_fault(code, text)`` (a fault log that is not the data link).
+
+The board counts its releases itself and keeps the count across resets where the HAL can save it
+(``RELEASE_COUNT``): the host dies, the board outlives it, and a restarted host asks the board, not
+its own memory, whether the funnel opened. The count is saved *before* the servo moves, so it can
+never be lower than the number of times the trapdoor opened; if it cannot be saved the release is
+refused (``FAULT``/``FAULT_STORAGE``) and nothing moves.
+
+Memory is bounded: nothing on the board grows with the number of commands or hardware events.
 """
+
+import struct
 
 try:
     import tray_protocol as tp
 except ImportError:  # on the host the firmware is the ``firmware`` package
     from firmware import tray_protocol as tp
 
-FIRMWARE_VERSION = "1.0"
+FIRMWARE_VERSION = "2.0"
+COUNT_MAGIC = b"TRC1"  # the saved release count: magic, count, CRC-32 of both
 SAFE_HOLD_MS = 500  # how long the safe state holds the servo at closed before detaching
 DEFAULT_SILENCE_MS = 3000
 
@@ -24,12 +36,12 @@ DEFAULT_SILENCE_MS = 3000
 class Board:
     """One tray board. Feed it received bytes with ``receive()``; call ``tick()`` often.
 
-    Both return the bytes to send back to the host. ``actions`` (when ``record_actions`` is set)
-    lists every command actually carried out, as ``(name, args)``, so that tests can prove that a
-    retransmitted frame never acted twice.
+    Both return the bytes to send back to the host. ``on_action(name, args)`` (tests and the soak
+    benchmark) is called for every command actually carried out, so that they can prove that a
+    retransmitted frame never acted twice; the board itself keeps no list of them.
     """
 
-    def __init__(self, hal, platform="host", record_actions=False):
+    def __init__(self, hal, platform="host", on_action=None):
         self.hal = hal
         self.name = "tray-fw " + FIRMWARE_VERSION + " (" + platform + ")"
         self.boot_id = hal.random_u32() & 0xFFFFFFFF
@@ -45,18 +57,25 @@ class Board:
         self.safe_flag = False
         self.safe_trips = 0
         self.last_key = None
+        self.last_seq = None
+        self.hello_key = None
+        self.stale = 0
         self.last_response = b""
         self.duplicates = 0
         self.naks = 0
         self.executed = 0
-        self.actions = [] if record_actions else None
+        self.on_action = on_action
+        self.faults = 0
+        self.fault_flag = False
+        self.last_fault = 0
         self.servo_cdeg = None  # None: detached (no pulses)
         self.servo_detach_at = None
         self.release_phase = 0  # 0 idle, 1 open + dwell, 2 closing
         self.release_deadline = 0
         self.release_closed = 0
         self.release_travel = 0
-        self.releases = 0
+        self.releases_since_boot = 0
+        self.releases, self.count_persistent = self._load_count()
         self.vibrate_until = None
         self.leds = 0
         self.beam_base = 0
@@ -96,7 +115,7 @@ class Board:
         if self.vibrate_until is not None and self.hal.ticks_diff(now, self.vibrate_until) >= 0:
             self._vibration(False)
         if self.session and not self.silent and self._elapsed(self.last_rx_ms) >= self.silence_ms:
-            self._enter_safe_state()
+            self.enter_safe_state()
         return out
 
     def _answer(self, frames):
@@ -114,14 +133,29 @@ class Board:
         self.silent = False
         key = (seq, cmd, tp.crc32(payload))
         if cmd != tp.HELLO and key == self.last_key:
-            self.duplicates += 1
+            self.duplicates = (self.duplicates + 1) & 0x3FFFFFFF
             return self.last_response
-        status, data = self._dispatch(cmd, payload)
+        if cmd == tp.HELLO and self.session and key == self.hello_key and seq != self.last_seq:
+            # A late copy of the HELLO that opened this session, after commands of that session: it
+            # must not wipe the memory that keeps their retransmissions from acting twice.
+            self.stale = (self.stale + 1) & 0x3FFFFFFF
+            return b""
+        if cmd != tp.HELLO and self.last_seq is not None and 1 <= (self.last_seq - seq) & 0xFF <= tp.STALE_WINDOW:
+            # A late copy of a command older than the last one carried out (it was delayed past its
+            # own retransmission): the host has moved on, so it is neither carried out nor answered.
+            self.stale = (self.stale + 1) & 0x3FFFFFFF
+            return b""
+        self.last_seq = seq
+        try:
+            status, data = self._dispatch(cmd, payload)
+        except Exception as exc:  # noqa: BLE001 - a fault answers FAULT; it never kills the board
+            status, data = tp.FAULT, bytes((self.fault(exc),))
         rcmd, rpayload = tp.pack_response(cmd, status, data)
         response = tp.encode_frame(seq, rcmd, rpayload)
         if cmd == tp.HELLO:
             self.last_key = None
             self.last_response = b""
+            self.hello_key = key
         else:
             self.last_key = key
             self.last_response = response
@@ -148,14 +182,65 @@ class Board:
             tp.LEDS: self._cmd_leds,
             tp.VIBRATE: self._cmd_vibrate,
             tp.STATUS: self._cmd_status,
+            tp.RELEASE_COUNT: self._cmd_release_count,
             tp.SIM_BEAM: self._cmd_sim_beam,
         }[cmd]
         return handler(*args)
 
     def _record(self, name, args):
-        self.executed += 1
-        if self.actions is not None:
-            self.actions.append((name, args))
+        self.executed = (self.executed + 1) & 0x3FFFFFFF
+        if self.on_action is not None:
+            self.on_action(name, args)
+
+    # -- faults and the saved release count -------------------------------------------------------
+
+    def fault(self, exc, text=None):
+        """Note a fault (an exception in a command or in the main loop); returns its FAULT code.
+
+        The traceback goes to the HAL's fault log, never onto the data link; the host learns of it
+        from the command's FAULT status or from STATUS (flag FAULT, and the count)."""
+        code = tp.FAULT_MEMORY if isinstance(exc, MemoryError) else tp.FAULT_INTERNAL
+        if isinstance(exc, _StorageError):
+            code = tp.FAULT_STORAGE
+        self.faults = min(self.faults + 1, 0xFFFF)
+        self.fault_flag = True
+        self.last_fault = code
+        log = getattr(self.hal, "log_fault", None)
+        if log is not None:
+            try:  # noqa: SIM105 - no contextlib on the Pico
+                log(code, text if text is not None else _describe(exc))
+            except Exception:  # noqa: BLE001 - a fault log that fails must not fault again
+                pass
+        return code
+
+    def _load_count(self):
+        """``(count, persistent)``: the release count saved before the last reset, if any."""
+        load = getattr(self.hal, "load_blob", None)
+        if load is None:
+            return 0, False
+        try:
+            blob = load()
+        except Exception:  # noqa: BLE001 - an unreadable flash is a count that cannot be trusted
+            blob = None
+        if blob is None:
+            return 0, True  # never saved: a new board (or erased flash) that has released nothing
+        if len(blob) == 12 and blob[:4] == COUNT_MAGIC:
+            count, crc = struct.unpack("<II", blob[4:])
+            if tp.crc32(blob[:8]) == crc:
+                return count, True
+        # A damaged count: counting on from 0 could make a release look "not done" to a host that
+        # saw a higher count. Report it as not persistent, so the host treats it like a reset.
+        return 0, False
+
+    def _save_count(self, count):
+        save = getattr(self.hal, "save_blob", None)
+        if save is None:
+            return
+        head = COUNT_MAGIC + struct.pack("<I", count)
+        try:
+            save(head + struct.pack("<I", tp.crc32(head)))
+        except Exception as exc:  # noqa: BLE001
+            raise _StorageError("the release count could not be saved: " + str(exc)) from exc
 
     def _hello(self, version, silence_ms, closed_cdeg):
         info = tp.pack_result(tp.HELLO, tp.PROTOCOL_VERSION, self.boot_id) + self.name.encode()
@@ -188,8 +273,14 @@ class Board:
             return tp.BAD_VALUE, b""
         if self.release_phase:
             return tp.BUSY, b""
+        count = (self.releases + 1) & 0xFFFFFFFF
+        try:
+            self._save_count(count)  # before the servo moves: the count is never below the openings
+        except _StorageError as exc:
+            return tp.FAULT, bytes((self.fault(exc),))
         self._record("RELEASE", (open_cdeg, closed_cdeg, dwell_ms, travel_ms))
-        self.releases += 1
+        self.releases = count
+        self.releases_since_boot = (self.releases_since_boot + 1) & 0xFFFFFFFF
         self.closed_cdeg = closed_cdeg
         self.release_closed = closed_cdeg
         self.release_travel = travel_ms
@@ -240,10 +331,28 @@ class Board:
         if self.safe_flag:
             flags |= tp.FLAG_SAFE
             self.safe_flag = False
+        if self.fault_flag:
+            flags |= tp.FLAG_FAULT
+            self.fault_flag = False
         angle = 0xFFFF if self.servo_cdeg is None else self.servo_cdeg
         data = tp.pack_result(
-            tp.STATUS, flags, angle, self.leds, self._beam(), self.releases, self.uptime_ms(), self.safe_trips
+            tp.STATUS,
+            flags,
+            angle,
+            self.leds,
+            self._beam(),
+            self.releases,
+            self.uptime_ms(),
+            self.safe_trips,
+            self.faults,
         )
+        return tp.OK, data
+
+    def _cmd_release_count(self):
+        flags = tp.COUNT_PERSISTENT if self.count_persistent else 0
+        if self.release_phase:
+            flags |= tp.COUNT_RELEASING
+        data = tp.pack_result(tp.RELEASE_COUNT, self.releases, self.boot_id, self.releases_since_boot, flags)
         return tp.OK, data
 
     def _cmd_sim_beam(self, pulses):
@@ -273,8 +382,11 @@ class Board:
             self.vibrate_until = None
         self.hal.vibration_set(on)
 
-    def _enter_safe_state(self):
-        """The host went quiet: funnel closed, LEDs off, vibration off (docs/protocol.md)."""
+    def enter_safe_state(self):
+        """Funnel closed, LEDs off, vibration off: after host silence or a fault (docs/protocol.md)."""
+        announce = getattr(self.hal, "announce", None)
+        if announce is not None:
+            announce("safe", self.safe_trips + 1)  # the simulated HAL's log says why the outputs change
         self.silent = True
         self.safe_flag = True
         self.safe_trips += 1
@@ -285,3 +397,26 @@ class Board:
         self.leds = 0
         self.hal.leds_set(0)
         self._vibration(False)
+
+
+class _StorageError(OSError):
+    """The release count could not be saved."""
+
+
+def _describe(exc):
+    """The traceback of ``exc`` as text (MicroPython's ``sys.print_exception`` or CPython's)."""
+    try:
+        import io
+        import sys
+
+        buf = io.StringIO()
+        print_exception = getattr(sys, "print_exception", None)
+        if print_exception is not None:
+            print_exception(exc, buf)
+        else:
+            import traceback
+
+            traceback.print_exception(type(exc), exc, exc.__traceback__, file=buf)
+        return buf.getvalue()
+    except Exception:  # noqa: BLE001 - out of memory while describing a MemoryError
+        return type(exc).__name__

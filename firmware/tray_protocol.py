@@ -15,13 +15,15 @@ try:
 except ImportError:  # a MicroPython build without binascii.crc32
     _native_crc32 = None
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: release count kept across resets (RELEASE_COUNT), FAULT status
 
 SYNC = 0xA5
 HEADER_SIZE = 5  # SYNC, LEN, NLEN, SEQ, CMD
 CRC_SIZE = 4
 MAX_PAYLOAD = 48
 MAX_FRAME = HEADER_SIZE + MAX_PAYLOAD + CRC_SIZE
+MAX_REJECTED = 8  # rejected sequence bytes kept for NAKs between two pop_rejected() calls
+STALE_WINDOW = 127  # a command frame whose SEQ is 1..127 behind the last one is a late copy: dropped
 STALE_MS = 50  # a partial frame untouched this long is abandoned (see docs/protocol.md)
 
 # Commands (host -> board). Responses use CMD | RESPONSE_BIT.
@@ -34,6 +36,7 @@ BEAM_COUNT = 0x06
 LEDS = 0x07
 VIBRATE = 0x08
 STATUS = 0x09
+RELEASE_COUNT = 0x0A
 SIM_BEAM = 0x70
 NAK = 0x7F
 RESPONSE_BIT = 0x80
@@ -48,6 +51,7 @@ COMMAND_NAMES = {
     LEDS: "LEDS",
     VIBRATE: "VIBRATE",
     STATUS: "STATUS",
+    RELEASE_COUNT: "RELEASE_COUNT",
     SIM_BEAM: "SIM_BEAM",
     NAK: "NAK",
 }
@@ -61,6 +65,7 @@ BUSY = 4
 NO_SESSION = 5
 UNSUPPORTED = 6
 VERSION = 7
+FAULT = 8
 
 STATUS_NAMES = {
     OK: "OK",
@@ -71,9 +76,21 @@ STATUS_NAMES = {
     NO_SESSION: "NO_SESSION",
     UNSUPPORTED: "UNSUPPORTED",
     VERSION: "VERSION",
+    FAULT: "FAULT",
 }
 
 NAK_CRC = 1
+
+# FAULT's one data byte: what went wrong on the board (the traceback stays on the board's fault log)
+FAULT_MEMORY = 1  # MemoryError
+FAULT_INTERNAL = 2  # any other exception in the firmware
+FAULT_STORAGE = 3  # the release count could not be saved: the release was refused, nothing moved
+
+FAULT_NAMES = {FAULT_MEMORY: "out of memory", FAULT_INTERNAL: "internal error", FAULT_STORAGE: "storage"}
+
+# RELEASE_COUNT flags
+COUNT_PERSISTENT = 0x01  # the count survives a board reset (kept in flash / the simulated flash file)
+COUNT_RELEASING = 0x02  # a release is running now
 
 # STATUS flags
 FLAG_RELEASING = 0x01
@@ -81,6 +98,7 @@ FLAG_VIBRATING = 0x02
 FLAG_SERVO_ATTACHED = 0x04
 FLAG_SESSION = 0x08
 FLAG_SAFE = 0x10
+FLAG_FAULT = 0x20  # a fault happened since the last STATUS (reported once)
 
 # Board-side limits (docs/protocol.md, "Safe defaults and limits on the board").
 MAX_ANGLE_CDEG = 18000
@@ -105,6 +123,7 @@ REQUEST_FORMATS = {
     LEDS: "<H",
     VIBRATE: "<H",
     STATUS: "",
+    RELEASE_COUNT: "",
     SIM_BEAM: "<H",
 }
 
@@ -117,7 +136,8 @@ RESULT_FORMATS = {
     BEAM_COUNT: "<I",
     LEDS: "",
     VIBRATE: "<H",
-    STATUS: "<BHHIIII",
+    STATUS: "<BHHIIIIH",
+    RELEASE_COUNT: "<IIIB",
     SIM_BEAM: "<I",
 }
 
@@ -191,7 +211,7 @@ class FrameDecoder:
         self.bad_header = 0
         self.bad_crc = 0
         self.skipped = 0
-        self._rejected = []
+        self._rejected = []  # at most MAX_REJECTED: a NAK only hurries a retransmission
 
     def reset(self):
         """Forget any buffered partial frame."""
@@ -245,13 +265,14 @@ class FrameDecoder:
             body_end = i + HEADER_SIZE + n
             expected = struct.unpack_from("<I", buf, body_end)[0]
             if crc32(memoryview(buf)[i + 1 : body_end]) != expected:
-                self.bad_crc += 1
-                self.skipped += 1
-                self._rejected.append(buf[i + 3])
+                self.bad_crc = (self.bad_crc + 1) & 0x3FFFFFFF
+                self.skipped = (self.skipped + 1) & 0x3FFFFFFF
+                if len(self._rejected) < MAX_REJECTED:
+                    self._rejected.append(buf[i + 3])
                 i += 1
                 continue
             out.append((buf[i + 3], buf[i + 4], bytes(buf[i + HEADER_SIZE : body_end])))
-            self.frames += 1
+            self.frames = (self.frames + 1) & 0x3FFFFFFF
             i += total
         if i:
             self._buf = buf[i:]

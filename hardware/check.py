@@ -3,7 +3,8 @@
 Each check returns a ``CheckResult`` (device, what was tried, pass/fail/skip, a detail line, time
 taken) and never raises for a device fault: a station with a dead camera still reports on its
 servo. The checks are gentle on a station in use: the beam counter is read, not reset; the servo
-sweep is skipped on a simulated station whose funnel holds cubes (they would fall).
+sweep is refused when the records say cubes are loaded for a drop (``funnel_loaded``: the caller
+reads the records) and skipped on a simulated station whose funnel holds cubes (they would fall).
 """
 
 from __future__ import annotations
@@ -47,7 +48,10 @@ def _run(device: str, check: str, fn: Callable[[], str | tuple[str, str]]) -> Ch
     return CheckResult(device, check, status, detail, time.monotonic() - start)
 
 
-def check_station(station: Station, *, settle: Callable[[float], None] = time.sleep) -> list[CheckResult]:
+def check_station(station: Station, *, settle: Callable[[float], None] = time.sleep,
+                  funnel_loaded: str | None = None) -> list[CheckResult]:
+    """Exercise every device of ``station``. ``funnel_loaded``: why the funnel may hold a drop's
+    cubes (from the records), in which case the servo is not swept: it would drop them."""
     results: list[CheckResult] = []
     board = station.board
     if board is not None:
@@ -75,11 +79,15 @@ def check_station(station: Station, *, settle: Callable[[float], None] = time.sl
                     _run("tray board", "break-beam", beam), _run("tray board", "vibration", vibration)]
 
     def sweep() -> str | tuple[str, str]:
+        if funnel_loaded:
+            return SKIP, f"refused: {funnel_loaded}; a sweep would drop its cubes (finish or cancel the drop first)"
         if station.sim is not None and station.sim.funnel_contents():
             held = sum(station.sim.funnel_contents().values())
             return SKIP, f"{held} cubes lie in the funnel; a sweep would drop them"
         station.funnel.sweep()
-        return f"closed -> open -> closed ({station.funnel.describe()})"
+        pulses = getattr(station.funnel, "pulse_report", None)
+        widths = "; pulse " + ", ".join(r.text() for r in pulses()) if pulses is not None and pulses() else ""
+        return f"closed -> open -> closed ({station.funnel.describe()}){widths}"
 
     if station.funnel is not None:
         results.append(_run("funnel", "servo sweep", sweep))
@@ -121,6 +129,7 @@ def check_station(station: Station, *, settle: Callable[[float], None] = time.sl
 
 
 def run_check(config: StationConfig, **kw: Any) -> list[CheckResult]:
+    """``kw`` goes to ``check_station`` (``settle``, ``funnel_loaded``)."""
     """Open the station of ``config`` (every device tried, failures kept), check it, close it."""
     start = time.monotonic()
     try:

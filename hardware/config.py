@@ -50,8 +50,15 @@ class StationSection:
 
 @dataclass(frozen=True)
 class FunnelSection:
-    backend: str = _spec("sim", choices=("gpio", "board", "sim"), doc="who moves the servo")
-    pin: int = _spec(18, lo=0, hi=27, doc="BCM GPIO of the servo signal (gpio backend)")
+    backend: str = _spec("sim", choices=("gpio", "hw-pwm", "lgpio-servo", "board", "sim"),
+                         doc="who moves the servo: gpio (gpiozero), hw-pwm (kernel hardware PWM, "
+                             "microsecond pulses; Pi 5), lgpio-servo (lgpio's microsecond servo pulses), "
+                             "board (the tray board), sim")
+    pin: int = _spec(18, lo=0, hi=27, doc="BCM GPIO of the servo signal (gpio, hw-pwm, lgpio-servo)")
+    pwm_chip: int = _spec(0, lo=0, hi=9, doc="hw-pwm: the pwmchip number (Pi 5 and Pi 4: 0; early Pi 5 kernels: 2)")
+    pwm_channel: int = _spec(-1, lo=-1, hi=3, doc="hw-pwm: the PWM channel; -1: from the pin, Pi 5 numbering "
+                                                   "(GPIO12 0, 13 1, 18 2, 19 3)")
+    gpiochip: int = _spec(0, lo=0, hi=9, doc="lgpio-servo: the gpiochip of the header (0; early Pi 5 kernels: 4)")
     pin_factory: str = _spec("", choices=("", "lgpio", "pigpio", "rpigpio", "native", "mock"),
                              doc="gpiozero pin factory; empty: gpiozero's own choice")
     closed_angle: float = _spec(10.0, lo=0.0, hi=180.0, doc="trapdoor shut (degrees)")
@@ -125,6 +132,9 @@ class SimSection:
     seed: int = _spec(1, lo=0, hi=2**31 - 1, doc="the simulated world's random seed (tower, tray, camera)")
     state_file: str = _spec("", doc="persisted world; empty: sim-world.json in station.data_dir")
     motion_frames: int = _spec(4, lo=0, hi=50, doc="frames with cubes still rolling after a release")
+    tray_reading: str = _spec("camera", choices=("camera", "direct"),
+                              doc="direct: read the simulated tray's contents instead of photographing it "
+                                  "(long crash and soak benchmarks through the CLI)")
     faults: FaultsSection = field(default_factory=FaultsSection)
 
 
@@ -222,6 +232,11 @@ def _cross_checks(cfg: StationConfig) -> None:
         raise ConfigError(f"funnel.max_pulse_ms: {f.max_pulse_ms:g} must be shorter than funnel.frame_ms ({f.frame_ms:g})")
     if f.closed_angle == f.open_angle:
         raise ConfigError("funnel.open_angle: equals funnel.closed_angle, the trapdoor would never open")
+    if f.backend == "hw-pwm" and f.pin not in HARDWARE_PWM_PINS:
+        raise ConfigError(f"funnel.pin: GPIO{f.pin} has no hardware PWM; use one of "
+                          f"{', '.join(map(str, HARDWARE_PWM_PINS))}")
+    if f.backend != "hw-pwm" and f.pwm_channel != -1:
+        raise ConfigError("funnel.pwm_channel: only the hw-pwm backend uses a PWM channel")
     if f.backend == "gpio" and f.pin not in HARDWARE_PWM_PINS and f.pin_factory != "mock":
         raise ConfigError(f"funnel.pin: GPIO{f.pin} cannot carry hardware PWM; use one of "
                           f"{', '.join(map(str, HARDWARE_PWM_PINS))}")
@@ -231,7 +246,7 @@ def _cross_checks(cfg: StationConfig) -> None:
         raise ConfigError("camera.path: the replay camera needs a folder of images or a video file")
     if cfg.board.backend == "serial" and not cfg.board.port:
         raise ConfigError("board.port: the serial board needs a port, e.g. /dev/ttyACM0")
-    pins = {"funnel.pin": f.pin if f.backend == "gpio" else None,
+    pins = {"funnel.pin": f.pin if f.backend in ("gpio", "hw-pwm", "lgpio-servo") else None,
             "buttons.release_pin": cfg.buttons.release_pin if cfg.buttons.backend == "gpio" else None,
             "status_led.pin": cfg.status_led.pin if cfg.status_led.backend == "gpio" else None}
     seen: dict[int, str] = {}

@@ -22,6 +22,11 @@ This is what ``[board] backend = "firmware-pty"`` maps onto::
 
 ``restart()`` kills and restarts the firmware on the same pty (a board reset: the host's next
 command sees a new boot id and raises ``BoardResetError``).
+
+``state_dir`` stands for the board itself across host restarts: its simulated flash (``flash.bin``,
+where the firmware keeps its release count; environment variable ``TRAY_FW_STATE``) and its
+hardware log (``hal.log``) live there, so a new controller process that starts the firmware again
+finds the count the board kept, and a benchmark can count every servo opening the board ever made.
 """
 
 from __future__ import annotations
@@ -66,6 +71,8 @@ class FirmwarePty:
         ``firmware/``).
     log_path: where the firmware's stderr (the JSON-lines hardware log) goes; default: a temporary
         file removed by ``stop()``.
+    state_dir: where the board's simulated flash and (unless ``log_path`` says otherwise) its log
+        are kept across restarts; default: none (every start is a board with a blank flash).
     startup_timeout_s: how long ``start()`` waits for the firmware's boot line before failing with
         ``LinkError`` (the message carries the end of its log, e.g. a traceback).
     """
@@ -76,10 +83,14 @@ class FirmwarePty:
         firmware_dir: str | os.PathLike[str] | None = None,
         log_path: str | os.PathLike[str] | None = None,
         startup_timeout_s: float = 10.0,
+        state_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         self.micropython = micropython
         self.firmware_dir = Path(firmware_dir) if firmware_dir is not None else FIRMWARE_DIR
         self._tmpdir: str | None = None
+        self.state_dir = Path(state_dir) if state_dir is not None else None
+        if log_path is None and self.state_dir is not None:
+            log_path = self.state_dir / "hal.log"
         self.log_path = Path(log_path) if log_path is not None else None
         self.startup_timeout_s = startup_timeout_s
         self.port: str | None = None
@@ -98,6 +109,8 @@ class FirmwarePty:
             raise LinkError(f"no firmware main.py in {self.firmware_dir}")
         exe = self.micropython or find_micropython()
         self.micropython = exe
+        if self.state_dir is not None:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
         if self.log_path is None:
             self._tmpdir = tempfile.mkdtemp(prefix="tray-fw-")
             self.log_path = Path(self._tmpdir) / "firmware.log"
@@ -116,25 +129,30 @@ class FirmwarePty:
 
     def _spawn(self) -> None:
         assert self._master is not None and self.log_path is not None and self.micropython
-        lines_before = len(self._log_lines())
+        offset = self.log_size()
+        env = dict(os.environ)
+        env.pop("TRAY_FW_STATE", None)
+        if self.state_dir is not None:
+            env["TRAY_FW_STATE"] = str(self.state_dir / "flash.bin")
         with open(self.log_path, "ab") as log:
             self._proc = subprocess.Popen(
                 [self.micropython, "main.py"],
                 cwd=self.firmware_dir,
+                env=env,
                 stdin=self._master,
                 stdout=self._master,
                 stderr=log,
                 close_fds=True,
                 start_new_session=True,  # a Ctrl-C at the test's terminal does not reach it
             )
-        self._wait_for_boot(lines_before)
+        self._wait_for_boot(offset)
         self.boots += 1
 
-    def _wait_for_boot(self, lines_before: int) -> None:
+    def _wait_for_boot(self, offset: int) -> None:
         assert self._proc is not None
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:
-            if any(e.get("ev") == "boot" for e in self._parse(self._log_lines()[lines_before:])):
+            if any(e.get("ev") == "boot" for e in self.events(since=offset)):
                 return
             if self._proc.poll() is not None:
                 raise LinkError(
@@ -194,10 +212,19 @@ class FirmwarePty:
 
     # -- the firmware's hardware log --------------------------------------------------------------
 
-    def _log_lines(self) -> list[str]:
+    def _log_lines(self, since: int = 0) -> list[str]:
         if self.log_path is None or not self.log_path.exists():
             return []
-        return self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+        with open(self.log_path, "rb") as fh:
+            fh.seek(since)
+            return fh.read().decode("utf-8", errors="replace").splitlines()
+
+    def log_size(self) -> int:
+        """The log's length in bytes now: a mark for ``events(since=...)``."""
+        try:
+            return self.log_path.stat().st_size if self.log_path is not None else 0
+        except OSError:
+            return 0
 
     @staticmethod
     def _parse(lines: list[str]) -> list[dict[str, Any]]:
@@ -211,9 +238,10 @@ class FirmwarePty:
                 events.append(item)
         return events
 
-    def events(self) -> list[dict[str, Any]]:
-        """The simulated hardware's output changes so far: ``{"t": ms, "ev": name, "v": value}``."""
-        return self._parse(self._log_lines())
+    def events(self, since: int = 0) -> list[dict[str, Any]]:
+        """The simulated hardware's output changes so far (after byte ``since`` of the log, a mark
+        from ``log_size()``): ``{"t": ms, "ev": name, "v": value}``."""
+        return self._parse(self._log_lines(since))
 
     def log_tail(self, lines: int = 20) -> str:
         return "\n".join(self._log_lines()[-lines:])

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hardware.errors import ReleaseError
-from hardware.interfaces import FunnelRelease
+from hardware.interfaces import FunnelRelease, ReleaseCounter
 
 Sleep = Callable[[float], None]
 
@@ -42,6 +42,8 @@ class GpioServoRelease(FunnelRelease):
         if min_angle >= max_angle:
             raise ValueError(f"min_angle {min_angle} must be below max_angle {max_angle}")
         self.pin = pin
+        self.min_pulse_us, self.max_pulse_us = min_pulse_s * 1e6, max_pulse_s * 1e6
+        self.readings: dict[float, Any] = {}  # angle -> PulseReading (what hw check shows)
         self.min_angle, self.max_angle = float(min_angle), float(max_angle)
         self.closed_angle = clamp_angle(float(closed_angle), self.min_angle, self.max_angle)
         self.open_angle = clamp_angle(float(open_angle), self.min_angle, self.max_angle)
@@ -63,9 +65,19 @@ class GpioServoRelease(FunnelRelease):
 
     def move_to(self, angle: float) -> float:
         """Command an angle (clamped to the calibrated range); returns the angle commanded."""
+        from hardware.servo_pulse import PulseReading
+
         angle = clamp_angle(float(angle), self.min_angle, self.max_angle)
         self._servo.angle = angle
+        # read back what the pin library really set: lgpio's PWM keeps whole percent of the frame
+        width = self._servo.pulse_width
+        asked = self.min_pulse_us + (self.max_pulse_us - self.min_pulse_us) * angle / 180.0
+        self.readings[angle] = PulseReading(angle, asked, None if width is None else width * 1e6)
         return angle
+
+    def pulse_report(self) -> list[Any]:
+        """The pulse asked and set at the closed and the open angle (after a release or sweep)."""
+        return [self.readings[a] for a in (self.closed_angle, self.open_angle) if a in self.readings]
 
     def detach(self) -> None:
         """Stop sending pulses; the servo holds by friction and stays quiet."""
@@ -129,6 +141,11 @@ class SimFunnelRelease(FunnelRelease):
         if self.dwell_s:
             self._sleep(self.dwell_s)
         self.table.release(jammed=jammed)
+
+    def release_counter(self) -> ReleaseCounter:
+        """The simulated servo's own count: saved in the world's file in the same atomic write as
+        the cubes' move, so it survives the controller's death exactly as the cubes do."""
+        return ReleaseCounter(self.table.release_count, None, True)
 
     def sweep(self) -> None:
         """Open and close without a battle. As on the real station, cubes left in the funnel fall."""

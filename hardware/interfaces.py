@@ -32,12 +32,39 @@ class Device:
         self.close()
 
 
+@dataclass(frozen=True)
+class ReleaseCounter:
+    """A funnel's own count of its releases, as the device keeps it.
+
+    ``count`` never falls below the number of times the trapdoor opened (a device counts a release
+    before it moves). ``boot_id`` names the device's current power-up (``None`` where it has none);
+    ``persistent`` says whether the count survives the device's reset: where it does not, a count
+    from another boot cannot be compared with this one.
+    """
+
+    count: int
+    boot_id: int | None
+    persistent: bool
+
+    def comparable(self, earlier: ReleaseCounter) -> bool:
+        """Whether ``self.count - earlier.count`` is the number of releases between the two readings."""
+        return self.persistent and earlier.persistent or (
+            self.boot_id is not None and self.boot_id == earlier.boot_id)
+
+
 class FunnelRelease(Device, ABC):
     """The servo-held trapdoor under the funnel.
 
     Must override: ``release()``. May override: ``sweep()`` (a self-test that moves the servo
-    between its calibrated endpoints without releasing anything of a battle).
+    between its calibrated endpoints without releasing anything of a battle) and
+    ``release_counter()`` (the device's own count of its releases; ``None`` for a bare servo).
     """
+
+    def release_counter(self) -> ReleaseCounter | None:
+        """The device's own release count, asked of the device now (``None``: it keeps none).
+
+        Raises ``OSError`` (e.g. ``LinkError``) when the device cannot be asked."""
+        return None
 
     @abstractmethod
     def release(self) -> None:

@@ -18,10 +18,12 @@ Typical use (what ``[board] backend = "serial"`` / ``"firmware-pty"`` maps onto)
 
 from __future__ import annotations
 
+import dataclasses
+
 from firmware import tray_protocol as tp
 from hardware.errors import BoardResetError, LinkError, ReleaseError
-from hardware.interfaces import BoardInfo, FunnelRelease, TrayBoard
-from hardware.link.client import BoardBusyError, BoardLink, BoardStatus, open_link
+from hardware.interfaces import BoardInfo, FunnelRelease, ReleaseCounter, TrayBoard
+from hardware.link.client import BoardBusyError, BoardLink, BoardStatus, ReleaseCount, open_link
 
 __all__ = ["SerialFunnelRelease", "SerialTrayBoard", "open_link"]
 
@@ -130,7 +132,7 @@ class SerialFunnelRelease(FunnelRelease):
         self.closed_angle = self._clamp(closed_angle)
         self.dwell_s, self.move_s = dwell_s, move_s
         self.last_release_number: int | None = None
-        self._releases: int | None = None  # the board's release counter as last seen
+        self._releases: ReleaseCount | None = None  # the board's release count as last seen
         self._closed = False
         link.hello(closed_angle=self.closed_angle)  # the board's safe state needs it
 
@@ -143,14 +145,20 @@ class SerialFunnelRelease(FunnelRelease):
             f"open {self.open_angle:g} deg, dwell {self.dwell_s:g} s"
         )
 
+    def release_counter(self) -> ReleaseCounter:
+        """The board's own release count (``RELEASE_COUNT``), kept on its flash across resets."""
+        count = self.link.release_count()
+        return ReleaseCounter(count=count.count, boot_id=count.boot_id, persistent=count.persistent)
+
     def release(self) -> None:
         """One drop: the board opens, dwells, closes and detaches; this waits until it is done.
 
         A lost acknowledgement is retransmitted and answered from the board's memory, so this never
-        opens the trapdoor twice. When the ``RELEASE`` itself cannot be confirmed, the board's release
-        counter (``STATUS``) settles whether it fired. Raises ``ReleaseError`` (chained to the link
-        error) with ``released`` set to ``False`` (certainly nothing dropped: safe to try again),
-        ``True`` (it dropped, but did not finish as it should) or ``None`` (unknown: ask a person)."""
+        opens the trapdoor twice. When the ``RELEASE`` itself cannot be confirmed, the board's own
+        release count (``RELEASE_COUNT``, kept across its resets) settles whether it fired. Raises
+        ``ReleaseError`` (chained to the link error) with ``released`` set to ``False`` (certainly
+        nothing dropped: safe to try again), ``True`` (it dropped, but did not finish as it should)
+        or ``None`` (unknown: ask a person)."""
         args = (
             round(self.open_angle * 100),
             round(self.closed_angle * 100),
@@ -159,7 +167,7 @@ class SerialFunnelRelease(FunnelRelease):
         )
         try:
             if self._releases is None:
-                self._releases = self.link.status().releases
+                self._releases = self.link.release_count()
         except LinkError as exc:
             raise _release_error(f"cannot reach the tray board, nothing was released: {exc}", False) from exc
         before = self._releases
@@ -169,15 +177,9 @@ class SerialFunnelRelease(FunnelRelease):
             raise _release_error(
                 f"the funnel on {self.link.name} is still busy with a release", False
             ) from exc
-        except BoardResetError as exc:
-            self._releases = None
-            raise _release_error(
-                f"the tray board restarted around the release, so the trapdoor may or may not have opened: {exc}",
-                None,
-            ) from exc
-        except LinkError as exc:
+        except LinkError as exc:  # BoardResetError included: the board's saved count settles it
             number = self._settle_unconfirmed(before, exc)
-        self._releases = number
+        self._releases = dataclasses.replace(before, count=number, since_boot=before.since_boot + 1)
         self.last_release_number = number
         try:
             self._wait_until_done()
@@ -185,30 +187,50 @@ class SerialFunnelRelease(FunnelRelease):
             exc.released = True  # type: ignore[attr-defined]
             raise
 
-    def _settle_unconfirmed(self, before: int, cause: LinkError) -> int:
-        """The RELEASE went unanswered: ask the board whether its counter moved."""
+    def _settle_unconfirmed(self, before: ReleaseCount, cause: LinkError) -> int:
+        """The RELEASE went unanswered (or the board reset): ask the board whether its count moved."""
+        self._releases = None
         try:
-            after = self.link.status().releases
+            after = self.link.release_count()
+        except BoardResetError as reset:
+            cause = reset  # the board restarted around the release: the caller must hear of it
+            try:
+                after = self.link.release_count()
+            except LinkError as exc:
+                raise self._unknown(cause) from exc
         except LinkError as exc:
-            self._releases = None
+            raise self._unknown(cause) from exc
+        comparable = (before.persistent and after.persistent) or before.boot_id == after.boot_id
+        if not comparable:
             raise _release_error(
-                f"the funnel release could not be confirmed, so the trapdoor may or may not have opened: {cause}",
-                None,
-            ) from exc
-        if after == before:
+                f"the tray board restarted and kept no release count, so the trapdoor may or may not have "
+                f"opened: {cause}", None) from cause
+        if after.count == before.count:
             raise _release_error(
                 f"the board never got the release, the trapdoor did not open: {cause}", False
             ) from cause
-        if after == before + 1:
-            return after  # it fired; only the acknowledgement was lost
-        self._releases = None
+        if after.count == before.count + 1:
+            if isinstance(cause, BoardResetError):
+                raise _release_error(
+                    f"the trapdoor opened, but the tray board restarted during the release: {cause}", True
+                ) from cause
+            return after.count  # it fired; only the acknowledgement was lost
         raise _release_error(
-            f"the board's release counter jumped from {before} to {after}; the funnel's state is unknown",
+            f"the board's release count jumped from {before.count} to {after.count}; the funnel's state is unknown",
             None,
         ) from cause
 
+    @staticmethod
+    def _unknown(cause: LinkError) -> ReleaseError:
+        return _release_error(
+            f"the funnel release could not be confirmed, so the trapdoor may or may not have opened: {cause}",
+            None,
+        )
+
     def _wait_until_done(self) -> None:
-        budget = 2 * self.move_s + self.dwell_s + 2.0
+        # the release's own time, plus room for one STATUS that needs every retransmission on a bad
+        # line: a slow answer is not a failed release
+        budget = 2 * self.move_s + self.dwell_s + 2.0 + self.link.exchange_budget_s()
         deadline = self.link.clock() + budget
         self.link.sleep(min(2 * self.move_s + self.dwell_s, budget))
         while True:

@@ -9,6 +9,12 @@ to the firmware's beam counter (``SIM_BEAM``), so the board's count is the firmw
 vibration commands reach the firmware and are mirrored into the simulated tray. The serial faults
 of ``[sim.faults]`` go into the link's fault-injecting transport, and ``board_reset`` restarts the
 firmware process just before a command, which the link then reports as ``BoardResetError``.
+
+The board outlives the host: its simulated flash and hardware log live in ``<data_dir>/tray-board/``
+(``FirmwarePty(state_dir=...)``), so the firmware that a new controller process starts keeps the
+release count of the one before. The cubes fall when the firmware's servo opens, whether or not the
+host lived to hear of it: on opening, ``SimCoupledRelease`` compares the board's own release count
+with the last one whose cubes fell in the simulated world and lets the missing drop fall.
 """
 
 from __future__ import annotations
@@ -17,8 +23,10 @@ import contextlib
 from typing import Any
 
 from hardware.config import StationConfig
-from hardware.errors import ReleaseError
-from hardware.interfaces import BoardInfo, FunnelRelease, TrayBoard
+from hardware.errors import LinkError, ReleaseError
+from hardware.interfaces import BoardInfo, FunnelRelease, ReleaseCounter, TrayBoard
+
+BOARD_DIR = "tray-board"  # in the data directory: the simulated board's flash and hardware log
 
 
 def open_serial_board(cfg: StationConfig, sim: Any, extras: list[Any]) -> TrayBoard:
@@ -30,7 +38,7 @@ def open_serial_board(cfg: StationConfig, sim: Any, extras: list[Any]) -> TrayBo
     if b.backend == "firmware-pty":
         from hardware.firmware_pty import FirmwarePty
 
-        firmware = FirmwarePty()
+        firmware = FirmwarePty(state_dir=cfg.data_dir / BOARD_DIR if sim is not None else None)
         extras.append(firmware)  # closed after the devices: stops the MicroPython process
         port = firmware.start()
     else:
@@ -121,40 +129,60 @@ class SimCoupledRelease(FunnelRelease):
         self.inner = inner
         self.board = board
         self.table = board.table
+        self.catch_up()
 
-    def _fall(self) -> None:
+    def release_counter(self) -> ReleaseCounter | None:
+        """The board's own count (never the simulated world's): what a real station would ask."""
+        return self.inner.release_counter()
+
+    def _fall(self, board_release: int) -> None:
         jammed = self.table.faults.strikes("servo_jam")
-        out = self.table.release(jammed=jammed)
+        out = self.table.release(jammed=jammed, board_release=board_release)
         if out:
             self.board.feed_beam(len(out))
 
+    def catch_up(self) -> None:
+        """Let fall the cubes of a release the board made but the world never saw (the host died
+        while the trapdoor was open); adopt the count of a new or reflashed board."""
+        try:
+            count = self.inner.release_counter().count
+        except LinkError:
+            return  # asked again at the next release
+        applied = self.table.board_releases
+        if applied is None or count < applied:
+            self.table.note_board_releases(count)
+        elif count > applied:
+            self._fall(board_release=count)  # the funnel emptied at the first of them
+
     def _trapdoor_opened_since(self, mark: int) -> bool:
-        """Whether the firmware's simulated servo went to the open angle after log event ``mark``:
+        """Whether the firmware's simulated servo went to the open angle after log byte ``mark``:
         the physical truth, whatever the link could confirm."""
         open_cdeg = round(self.inner.open_angle * 100)
         return any(e.get("ev") == "servo" and e.get("v") is not None and abs(e["v"] - open_cdeg) <= 100
-                   for e in self.board.firmware.events()[mark:])
+                   for e in self.board.firmware.events(since=mark))
 
     def release(self) -> None:
         self.board._maybe_reset()
-        mark = len(self.board.firmware.events())
+        self.catch_up()
+        mark = self.board.firmware.log_size()
+        applied = self.table.board_releases
         try:
             self.inner.release()
         except ReleaseError:
             # The link could not confirm the release (or it did not finish cleanly). The cubes fall
             # exactly when the firmware's servo really opened, as they would on the real table.
             if self._trapdoor_opened_since(mark):
-                self._fall()
+                self._fall((applied or 0) + 1)
             raise
-        self._fall()
+        self._fall(self.inner.last_release_number)
 
     def sweep(self) -> None:
-        mark = len(self.board.firmware.events())
+        mark = self.board.firmware.log_size()
         try:
             self.inner.sweep()
         finally:
             if self.table.funnel_contents() and self._trapdoor_opened_since(mark):
-                self._fall()  # the trapdoor opened: whatever lay in the funnel fell
+                self.table.release(jammed=False)  # the trapdoor opened: whatever lay in the funnel fell
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -130,6 +130,20 @@ def _open_funnel(cfg: StationConfig, sim: SimTable | None, board: TrayBoard | No
                                 max_angle=f.max_angle, min_pulse_s=f.min_pulse_ms / 1000,
                                 max_pulse_s=f.max_pulse_ms / 1000, frame_s=f.frame_ms / 1000, dwell_s=f.dwell_s,
                                 move_s=f.move_s, pin_factory=_pin_factory(f.pin_factory))
+    if f.backend in ("hw-pwm", "lgpio-servo"):
+        from hardware import servo_pulse
+
+        frame_us = f.frame_ms * 1000
+        output: servo_pulse.PulseOutput
+        if f.backend == "hw-pwm":
+            channel = f.pwm_channel if f.pwm_channel >= 0 else servo_pulse.PI5_PWM_CHANNELS[f.pin]
+            output = servo_pulse.SysfsPwmOutput(channel, chip=f.pwm_chip, frame_us=frame_us)
+        else:
+            output = servo_pulse.LgpioServoOutput(f.pin, gpiochip=f.gpiochip, frame_us=frame_us)
+        return servo_pulse.PulseServoRelease(output, closed_angle=f.closed_angle, open_angle=f.open_angle,
+                                             min_angle=f.min_angle, max_angle=f.max_angle,
+                                             min_pulse_us=f.min_pulse_ms * 1000, max_pulse_us=f.max_pulse_ms * 1000,
+                                             dwell_s=f.dwell_s, move_s=f.move_s)
     if board is None:
         raise ConfigError("funnel.backend: 'board' needs a tray board, but board.backend is 'none'")
     from hardware import serial_glue

@@ -149,7 +149,7 @@ def test_without_a_release_counter_the_host_decides(tmp_path: Path) -> None:
     planned = cyc.plan(ATTACK)
     with pytest.raises(Crash):
         world.cycle(funnel=CrashingFunnel(world.sim, "after")).release(planned["drop_id"])
-    bare = world.cycle(sim=False)  # a bare servo: no counter, no beam
+    bare = world.cycle(funnel=CrashingFunnel(world.sim, "before"), sim=False)  # a bare servo: no counter, no beam
     view = bare.resume()
     assert view is not None and view["phase"] == "release_unknown"
     with pytest.raises(DropError):
@@ -335,3 +335,70 @@ def test_every_read_of_a_drop_keeps_its_photo_and_a_reread_overwrites_none(tmp_p
     view = cyc.reread(planned["drop_id"])
     assert view["phase"] == "resolved" and view["image"].endswith("-r2-raw.png")
     assert cyc.store.verify().ok  # the first reading's photos are untouched
+
+
+class BoardFunnel:
+    """A funnel whose counter is a tray board's: a boot id, and persistent or not."""
+
+    def __init__(self, sim: SimTable, *, persistent: bool, crash_after: bool = False, world_sees: bool = True) -> None:
+        self.sim, self.persistent, self.crash_after, self.world_sees = sim, persistent, crash_after, world_sees
+        self.count, self.boot = 5, 0xA
+
+    def release_counter(self) -> Any:
+        from hardware.interfaces import ReleaseCounter
+
+        return ReleaseCounter(self.count, self.boot, self.persistent)
+
+    def release(self) -> None:
+        self.count += 1
+        if self.world_sees:
+            self.sim.release()
+        if self.crash_after:
+            raise Crash()
+
+
+def test_recovery_asks_the_funnel_device_and_not_the_simulated_world(tmp_path: Path) -> None:
+    """The board counted the release although the world's own counter did not move (it moves only
+    when the host hears back): the board's count decides, so the drop is never released again."""
+    world = World(tmp_path)
+    _started(world)
+    funnel = BoardFunnel(world.sim, persistent=True, crash_after=True, world_sees=False)
+    planned = world.cycle(funnel=funnel).plan(ATTACK)
+    world_count = world.sim.release_count
+    with pytest.raises(Crash):
+        world.cycle(funnel=funnel).release(planned["drop_id"])
+    assert world.sim.release_count == world_count  # the world never heard of it
+    funnel.boot = 0xB  # the board restarted since, but kept its count on flash
+    world.cycle(funnel=funnel).resume()
+    kinds = [r.kind for r in world.cycle().store.records(planned["drop_id"])]
+    assert kinds[:3] == ["intent", "release_started", "released"] and "release_not_done" not in kinds
+    assert world.cycle().state["drop"]["phase"] != "planned"  # never opened a second time
+
+
+def test_a_count_lost_with_a_board_reset_leaves_the_release_to_the_host(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    _started(world)
+    funnel = BoardFunnel(world.sim, persistent=False, crash_after=True)
+    planned = world.cycle(funnel=funnel).plan(ATTACK)
+    with pytest.raises(Crash):
+        world.cycle(funnel=funnel).release(planned["drop_id"])
+    funnel.boot, funnel.count = 0xB, 0  # a reset that lost the count: 0 says nothing
+    view = world.cycle(funnel=funnel).resume()
+    assert view is not None and view["phase"] == "release_unknown"
+
+
+def test_a_beam_count_after_a_crash_is_evidence_for_the_host_not_a_release(tmp_path: Path) -> None:
+    """No counter, but the beam saw something (a hand, one late cube): the host decides."""
+    world = World(tmp_path)
+    _started(world)
+    board = FakeBoard(world.sim)
+    planned = world.cycle(board=board).plan(ATTACK)
+    with pytest.raises(Crash):
+        world.cycle(funnel=CrashingFunnel(world.sim, "before"), board=board).release(planned["drop_id"])
+    world.sim._beam = 1  # one cube's worth of beam breaks, yet the funnel never opened
+    bare = world.cycle(funnel=CrashingFunnel(world.sim, "before"), sim=False, board=board)
+    view = bare.resume()
+    assert view is not None and view["phase"] == "release_unknown"
+    record = bare.store.records(planned["drop_id"])[-1]
+    assert record.kind == "release_unknown" and record.payload["beam_count"] == 1
+    assert world.sim.funnel_contents()  # the cubes are still there: releasing would have been wrong

@@ -58,7 +58,7 @@ def test_every_firmware_file_compiles_with_mpy_cross(source: Path, tmp_path: Pat
 
 def test_firmware_files_include_the_expected_modules() -> None:
     names = {p.name for p in FIRMWARE_FILES}
-    assert {"main.py", "tray_protocol.py", "tray_board.py", "hal_pico.py", "hal_sim.py"} <= names
+    assert {"main.py", "tray_protocol.py", "tray_board.py", "ring.py", "hal_pico.py", "hal_sim.py"} <= names
 
 
 VECTOR_CHECK = """
@@ -243,13 +243,50 @@ def test_firmware_goes_safe_when_the_host_falls_silent(firmware: FirmwarePty) ->
         board.close()
     events = [(e["ev"], e["v"]) for e in firmware.events()]
     tail = events[events.index(("servo", 12000)) + 1 :]
-    assert tail[:4] == [("servo", 2000), ("leds", 0), ("vibration", False), ("servo", None)]
+    assert tail[:5] == [("safe", 1), ("servo", 2000), ("leds", 0), ("vibration", False), ("servo", None)]
 
 
 @pytest.mark.slow
 def test_soak_against_micropython_bounded() -> None:
-    """Must-show 2 against the real firmware, bounded: 150 commands, 5% corruption + 5% loss."""
-    report = run_pty_soak(150, corrupt=0.05, loss=0.05, seed=2)
+    """The link soak against the real firmware, bounded (bench/bench_link_soak.py runs 1,000): 10 %
+    corruption + 10 % loss each way, late frames, board resets, heartbeat. It completes, and the
+    firmware's own log shows every action exactly once."""
+    report = run_pty_soak(150, corrupt=0.1, loss=0.1, seed=2, retries=12, reset=0.02, reorder=0.05, heartbeat_s=0.2)
     print("\n".join(report.lines()))
     assert report.ok, report.errors
-    assert report.commands >= 150 and report.link.retransmissions > 0
+    assert report.commands >= 150 and report.link.retransmissions > 0 and report.firmware_alive
+
+
+def test_the_firmware_survives_twenty_thousand_events_in_a_pico_sized_heap() -> None:
+    """Issue 14, must-show 4, shortened (bench/bench_firmware_soak.py runs 100,000): every command
+    answered, the heap in use flat, the event ring at its fixed size, the saved count right."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_firmware_soak", FIRMWARE.parent / "bench" / "bench_firmware_soak.py")
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    figures = bench.run_firmware_soak(20_000, heap="160k", seed=3)
+    assert figures["problems"] == [], figures
+    assert figures["events"] >= 20_000 and figures["ring"] == 64
+    assert figures["final"] - figures["baseline"] <= 2048
+
+
+FAULT_CHECK = """
+import hal_sim, tray_board, tray_protocol as tp
+hal = hal_sim.SimHal(clock=lambda: 0, seed=1)
+def boom(level):
+    raise MemoryError("no room")
+hal.leds_set = boom
+board = tray_board.Board(hal)
+board.receive(tp.encode_frame(1, tp.HELLO, tp.pack_request(tp.HELLO, tp.PROTOCOL_VERSION, 3000, 1000)))
+out = board.receive(tp.encode_frame(2, tp.LEDS, tp.pack_request(tp.LEDS, 500)))
+frames = tp.decode_all(out)
+assert len(out) == 11 and len(frames) == 1, out  # one FAULT frame on the link, no traceback text
+print(tp.split_response(frames[0][2]), board.faults, hal.faults)
+"""
+
+
+def test_a_memory_error_on_the_board_is_a_fault_frame_not_a_traceback(micropython: str, tmp_path: Path) -> None:
+    out = run_micropython(micropython, FAULT_CHECK, tmp_path, path=[FIRMWARE]).strip()
+    assert out == f"({tp.FAULT}, b'\\x0{tp.FAULT_MEMORY}') 1 1"

@@ -132,3 +132,33 @@ def test_a_data_directory_it_may_not_write_only_warns(tmp_path: Path, capsys: py
     captured = capsys.readouterr()
     assert code == 0, captured.out
     assert "cannot take the lock" in captured.err and "all devices passed" in captured.out
+
+
+def test_the_sweep_is_refused_while_the_records_say_cubes_are_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A drop planned (the players were told to load the funnel) or caught mid-release: a hardware
+    check must not open the trapdoor under its cubes, even where no sensor can see them."""
+    from controller.table import Table
+    from hardware import check as hw_check
+
+    monkeypatch.setenv("COLUMNS", "300")
+    path = _config_file(tmp_path, "sim.toml")
+    with Table.open(config_path=path, reader="direct") as table:
+        table.new_session(["red", "blue", "yellow"], False)
+        drop_id = table.fill()["drop_id"]
+    swept: list[str] = []
+    real = hw_check.check_station
+
+    def spy(station, **kw):  # noqa: ANN001, ANN003, ANN202
+        station.funnel.sweep = lambda: swept.append("sweep")
+        return real(station, **kw)
+
+    monkeypatch.setattr(hw_check, "check_station", spy)
+    assert main(["hw", "check", "--config", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "refused" in out and f"drop {drop_id} is planned" in out and swept == []
+    with Table.open(config_path=path, reader="direct") as table:
+        table.release(drop_id)
+        table.clean()
+    assert main(["hw", "check", "--config", str(path)]) == 0
+    assert swept == ["sweep"]  # with the drop done, the servo is swept again

@@ -38,7 +38,7 @@ def _firmware_link() -> Iterator[Any]:
         fw.stop()
 
 
-@pytest.fixture(params=["sim", "gpio-mock", pytest.param("firmware-pty", marks=pytest.mark.micropython)])
+@pytest.fixture(params=["sim", "gpio-mock", "pulse-fake", pytest.param("firmware-pty", marks=pytest.mark.micropython)])
 def funnel(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FunnelRelease]:
     if request.param == "sim":
         from hardware.funnel import SimFunnelRelease
@@ -52,6 +52,10 @@ def funnel(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FunnelRel
         factory = MockFactory(pin_class=MockPWMPin)
         yield GpioServoRelease(18, closed_angle=10, open_angle=100, dwell_s=0, move_s=0, pin_factory=factory)
         factory.reset()
+    elif request.param == "pulse-fake":
+        from hardware.servo_pulse import FakePulseOutput, PulseServoRelease
+
+        yield PulseServoRelease(FakePulseOutput(), closed_angle=10, open_angle=100, dwell_s=0, move_s=0)
     else:
         from hardware.serial_board import SerialFunnelRelease
 
@@ -65,6 +69,22 @@ def test_funnel_release_sweep_close(funnel: FunnelRelease) -> None:
     funnel.sweep()
     assert isinstance(funnel.describe(), str) and funnel.describe()
     funnel.close()
+    funnel.close()
+
+
+def test_a_funnel_counter_counts_each_release_once_and_never_a_sweep(funnel: FunnelRelease) -> None:
+    """Where a funnel keeps its own release count (the simulated servo, the tray board), it moves by
+    exactly one per release and not at all for a hardware check's sweep; a bare servo keeps none."""
+    before = funnel.release_counter()
+    if before is None:
+        assert type(funnel).__name__ in ("GpioServoRelease", "PulseServoRelease")  # bare servos
+        return
+    funnel.release()
+    after = funnel.release_counter()
+    assert after is not None and after.comparable(before) and after.count == before.count + 1
+    funnel.sweep()
+    swept = funnel.release_counter()
+    assert swept is not None and swept.count == after.count
     funnel.close()
 
 
@@ -143,7 +163,9 @@ def board(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Tray
 def test_board_contract(board: tuple[TrayBoard, Any]) -> None:
     brd, cubes_fall = board
     info = brd.hello()
-    assert isinstance(info, BoardInfo) and info.protocol_version == 1
+    from firmware import tray_protocol as tp
+
+    assert isinstance(info, BoardInfo) and info.protocol_version == tp.PROTOCOL_VERSION
     assert brd.hello().boot_id == info.boot_id  # no reset between two handshakes
     brd.reset_beam()
     assert brd.beam_count() == 0

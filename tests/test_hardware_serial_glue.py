@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hardware.errors import ReleaseError
+from hardware.errors import LinkError, ReleaseError
+from hardware.interfaces import ReleaseCounter
 from hardware.serial_glue import SimCoupledBoard, SimCoupledRelease
 from hardware.sim import SimTable
 
@@ -16,8 +17,11 @@ class FakeFirmware:
     def __init__(self) -> None:
         self.log: list[dict] = []
 
-    def events(self) -> list[dict]:
-        return list(self.log)
+    def log_size(self) -> int:
+        return len(self.log)
+
+    def events(self, since: int = 0) -> list[dict]:
+        return list(self.log[since:])
 
 
 class FakeInnerBoard:
@@ -34,11 +38,21 @@ class FakeRelease:
 
     open_angle = 100.0
 
-    def __init__(self, firmware: FakeFirmware, *, opens: bool, error: ReleaseError | None) -> None:
+    def __init__(self, firmware: FakeFirmware, *, opens: bool, error: ReleaseError | None, count: int = 1) -> None:
         self.firmware, self.opens, self.error = firmware, opens, error
+        self.count = count  # the board's own release count (one earlier release)
+        self.last_release_number: int | None = None
+        self.reachable = True
+
+    def release_counter(self) -> ReleaseCounter:
+        if not self.reachable:
+            raise LinkError("no answer")
+        return ReleaseCounter(self.count, 0xB007, True)
 
     def release(self) -> None:
         if self.opens:
+            self.count += 1
+            self.last_release_number = self.count
             self.firmware.log += [{"ev": "servo", "v": 1000}, {"ev": "servo", "v": 10000},
                                   {"ev": "servo", "v": 1000}, {"ev": "servo", "v": None}]
         if self.error is not None:
@@ -76,3 +90,26 @@ def test_release_that_never_reached_the_board_leaves_the_cubes(tmp_path: Path) -
     with pytest.raises(ReleaseError):
         release.release()
     assert table.funnel_contents() == {"red": 10} and table.release_count == 0 and inner_board.fed == 0
+
+
+def test_a_release_the_host_never_heard_of_drops_its_cubes_when_the_station_opens_again(tmp_path: Path) -> None:
+    """The controller died while the board's trapdoor was open: the board counted the release, the
+    world never saw it. The next station to open lets the cubes fall, once."""
+    table, inner_board, release = _coupled(tmp_path, opens=True, error=None)
+    assert table.board_releases == 1  # adopted the board's count, nothing moved
+    table.load_funnel({"red": 10})
+    release.inner.count += 1  # the board opened (and counted) while the host was being killed
+    again = SimCoupledRelease(release.inner, release.board)  # the next controller process
+    assert table.funnel_contents() == {} and table.release_count == 1 and table.board_releases == 2
+    assert again.release_counter() == ReleaseCounter(2, 0xB007, True)  # the board's, not the world's
+    SimCoupledRelease(release.inner, release.board)
+    assert table.release_count == 1  # a third opening changes nothing: the world is in step
+
+
+def test_an_unreachable_board_moves_nothing_on_opening(tmp_path: Path) -> None:
+    table, _, release = _coupled(tmp_path, opens=True, error=None)
+    table.load_funnel({"red": 10})
+    release.inner.count += 1
+    release.inner.reachable = False
+    SimCoupledRelease(release.inner, release.board)
+    assert table.funnel_contents() == {"red": 10}  # asked again before the next release

@@ -116,7 +116,7 @@ def test_release_is_timed_on_the_board_and_fires_once(rig) -> None:
     servo = [(name, value) for name, value in end.hal.events if name == "servo"]
     assert servo == [("servo", 9500), ("servo", 1200), ("servo", None)]  # open, close, detach
     assert funnel.last_release_number == 1
-    assert end.board.actions.count(("RELEASE", (9500, 1200, 1500, 300))) == 1
+    assert end.actions.count(("RELEASE", (9500, 1200, 1500, 300))) == 1
     assert clock.ms() - t0 >= 300 + 1500 + 300
     assert link.status().releasing is False
 
@@ -125,7 +125,7 @@ def test_angles_are_clamped_to_the_calibrated_range(rig) -> None:
     _, end, link = rig
     funnel = SerialFunnelRelease(link, open_angle=170, closed_angle=2, min_angle=10, max_angle=120, dwell_s=0, move_s=0)
     funnel.release()
-    assert end.board.actions[-1] == ("RELEASE", (12000, 1000, 0, 0))
+    assert end.actions[-1] == ("RELEASE", (12000, 1000, 0, 0))
     assert end.board.closed_cdeg == 1000
 
 
@@ -140,7 +140,7 @@ def test_lost_acknowledgement_is_retransmitted_and_not_acted_twice() -> None:
     assert number == 1
     assert link.stats.retransmissions == 2
     assert end.board.duplicates == 2
-    assert [a for a in end.board.actions if a[0] == "RELEASE"] == [("RELEASE", (9000, 1000, 100, 50))]
+    assert [a for a in end.actions if a[0] == "RELEASE"] == [("RELEASE", (9000, 1000, 100, 50))]
     assert end.board.releases == 1
 
 
@@ -157,20 +157,21 @@ def test_lost_acknowledgement_is_retransmitted_and_not_acted_twice() -> None:
 )
 def test_a_duplicate_frame_gets_the_same_answer_without_acting(cmd, args, name) -> None:
     hal = SimHal(clock=lambda: 0, seed=1)
-    board = Board(hal, record_actions=True)
-    board.handle_frame(1, tp.HELLO, tp.pack_request(tp.HELLO, 1, 3000, 1000))
+    acts: list = []
+    board = Board(hal, on_action=lambda name, args: acts.append((name, args)))
+    board.handle_frame(1, tp.HELLO, tp.pack_request(tp.HELLO, tp.PROTOCOL_VERSION, 3000, 1000))
     frame = (2, cmd, tp.pack_request(cmd, *args))
     first = board.handle_frame(*frame)
     again = board.handle_frame(*frame)
     assert first == again
     assert tp.split_response(tp.decode_all(first)[0][2])[0] == tp.OK
-    assert [a[0] for a in board.actions] == [name]
+    assert [a[0] for a in acts] == [name]
     # the same command as a *new* command (next seq) is carried out again
     board.tick()  # a zero-length release: open -> closed
     board.tick()  # closed -> detached, done
     board.handle_frame(3, tp.STATUS, b"")
     board.handle_frame(4, *frame[1:])
-    assert [a[0] for a in board.actions] == [name, name]
+    assert [a[0] for a in acts] == [name, name]
 
 
 def test_nak_triggers_an_early_retransmission(rig) -> None:
@@ -180,7 +181,7 @@ def test_nak_triggers_an_early_retransmission(rig) -> None:
     link.request(tp.LEDS, 500)
     assert link.stats.naks == 1 and link.stats.retransmissions == 1
     assert clock.now() - t0 < link.timeout_s  # no waiting for the timeout
-    assert end.board.actions.count(("LEDS", (500,))) == 1
+    assert end.actions.count(("LEDS", (500,))) == 1
 
 
 def test_no_answer_gives_a_clear_error_after_backoff() -> None:
@@ -202,9 +203,9 @@ def test_board_reset_is_noticed_and_the_command_not_replayed(rig) -> None:
     end.reset(seed=0xBEEF)
     with pytest.raises(BoardResetError, match="1234abcd -> 0000beef"):
         board.set_leds(0.75)
-    assert end.board.actions == []  # nothing was done on the new board
+    assert end.actions == []  # nothing was done on the new board
     board.set_leds(0.75)  # the next command opens a new session and works
-    assert end.board.actions == [("LEDS", (750,))]
+    assert end.actions == [("LEDS", (750,))]
     assert link.info is not None and link.info.boot_id == 0xBEEF
 
 
@@ -256,7 +257,7 @@ def test_lost_release_acknowledgements_are_settled_by_the_release_counter() -> N
     link.transport = Scripted(end, drop_reads={1, 2})  # both answers to the RELEASE are lost
     funnel.release()  # STATUS shows the counter moved: it fired once, and that is success
     assert funnel.last_release_number == 2
-    assert [a[0] for a in end.board.actions].count("RELEASE") == 2
+    assert [a[0] for a in end.actions].count("RELEASE") == 2
 
 
 def test_a_release_that_never_arrived_is_reported_as_not_released() -> None:
@@ -278,8 +279,8 @@ def test_a_release_that_never_arrived_is_reported_as_not_released() -> None:
 def test_host_silence_puts_the_board_in_its_safe_state() -> None:
     now = [0]
     hal = SimHal(clock=lambda: now[0], seed=3)
-    board = Board(hal, record_actions=True)
-    board.handle_frame(1, tp.HELLO, tp.pack_request(tp.HELLO, 1, 1000, 1500))
+    board = Board(hal)
+    board.handle_frame(1, tp.HELLO, tp.pack_request(tp.HELLO, tp.PROTOCOL_VERSION, 1000, 1500))
     board.handle_frame(2, tp.LEDS, tp.pack_request(tp.LEDS, 800))
     board.handle_frame(3, tp.VIBRATE, tp.pack_request(tp.VIBRATE, 5000))
     board.handle_frame(4, tp.SERVO, tp.pack_request(tp.SERVO, 9000, 10000))
@@ -292,7 +293,7 @@ def test_host_silence_puts_the_board_in_its_safe_state() -> None:
     now[0] = 1000 + 500
     board.tick()
     assert hal.servo is None  # held at closed, then detached
-    flags, *_rest, trips = tp.unpack_result(
+    flags, *_rest, trips, _faults = tp.unpack_result(
         tp.STATUS, tp.split_response(tp.decode_all(board.handle_frame(5, tp.STATUS, b""))[0][2])[1]
     )
     assert flags & tp.FLAG_SAFE and trips == 1
@@ -306,7 +307,7 @@ def test_before_hello_only_hello_and_ping_are_served() -> None:
     assert tp.split_response(response[2])[0] == tp.NO_SESSION
     response = tp.decode_all(board.handle_frame(2, tp.PING, b""))[0]
     assert tp.split_response(response[2])[0] == tp.OK
-    response = tp.decode_all(board.handle_frame(3, tp.HELLO, tp.pack_request(tp.HELLO, 2, 1000, 0)))[0]
+    response = tp.decode_all(board.handle_frame(3, tp.HELLO, tp.pack_request(tp.HELLO, 1, 1000, 0)))[0]
     status, data = tp.split_response(response[2])
     assert status == tp.VERSION and tp.unpack_result(tp.HELLO, data)[0] == tp.PROTOCOL_VERSION
 
@@ -315,7 +316,7 @@ def test_servo_hold_is_limited_on_the_board() -> None:
     now = [0]
     hal = SimHal(clock=lambda: now[0], seed=5)
     board = Board(hal)
-    board.handle_frame(1, tp.HELLO, tp.pack_request(tp.HELLO, 1, 60000, 1000))
+    board.handle_frame(1, tp.HELLO, tp.pack_request(tp.HELLO, tp.PROTOCOL_VERSION, 60000, 1000))
     board.handle_frame(2, tp.SERVO, tp.pack_request(tp.SERVO, 9000, 250))
     now[0] = 249
     board.tick()
@@ -380,6 +381,33 @@ def test_soak_bounded() -> None:
     assert report.board_actions == report.expected_actions > 0
 
 
+def test_soak_with_board_resets_late_frames_and_a_heartbeat_loses_and_repeats_nothing() -> None:
+    """10 % loss + 10 % corruption each way, frames delivered late (a first try after its own
+    retransmission, or after the next command), the board power-cycling around frames, and the
+    heartbeat thread pinging while the host idles: every action exactly once, every reset told."""
+    report = run_soak(3000, corrupt=0.1, loss=0.1, seed=4, retries=12, reset=0.01, reorder=0.05, heartbeat_s=0.02)
+    print("\n".join(report.lines()))
+    assert report.faults.sent_reordered > 0 and report.faults.received_reordered > 0
+    assert report.resets_injected > 5 and report.link.heartbeats > 0 and report.late_copies_dropped > 0
+    assert report.resets_reported == report.link.resets == report.resets_injected
+    assert (report.lost_actions, report.duplicated_actions, report.wrong_reads, report.failures) == (0, 0, 0, 0)
+    assert report.ok
+
+
+def test_a_late_copy_of_an_older_command_is_dropped_not_carried_out() -> None:
+    acts: list = []
+    board = Board(SimHal(clock=lambda: 0, seed=1), on_action=lambda name, args: acts.append((name, args)))
+    hello = tp.encode_frame(9, tp.HELLO, tp.pack_request(tp.HELLO, tp.PROTOCOL_VERSION, 60000, 1000))
+    board.receive(hello)
+    first = tp.encode_frame(10, tp.LEDS, tp.pack_request(tp.LEDS, 100))
+    second = tp.encode_frame(11, tp.LEDS, tp.pack_request(tp.LEDS, 200))
+    assert board.receive(first) and board.receive(second)
+    assert board.receive(first) == b""  # held up on the way, arriving after the next command
+    assert board.receive(hello) == b""  # a late HELLO must not wipe the memory of command 11
+    assert board.receive(second) and acts == [("LEDS", (100,)), ("LEDS", (200,))]
+    assert board.stale == 2
+
+
 @settings(deadline=None)
 @given(
     st.lists(
@@ -391,8 +419,9 @@ def test_soak_bounded() -> None:
 def test_any_pattern_of_retransmissions_acts_exactly_once(commands) -> None:
     """Each new command is sent 1-4 times (its answers lost), with line noise before it: the board
     carries out each exactly once, in order, and answers every copy identically."""
-    board = Board(SimHal(clock=lambda: 0, seed=1), record_actions=True)
-    board.receive(tp.encode_frame(0, tp.HELLO, tp.pack_request(tp.HELLO, 1, 60000, 1000)))
+    acts: list = []
+    board = Board(SimHal(clock=lambda: 0, seed=1), on_action=lambda name, args: acts.append((name, args)))
+    board.receive(tp.encode_frame(0, tp.HELLO, tp.pack_request(tp.HELLO, tp.PROTOCOL_VERSION, 60000, 1000)))
     for i, (level, copies, noise) in enumerate(commands):
         frame = tp.encode_frame((i + 1) & 0xFF, tp.LEDS, tp.pack_request(tp.LEDS, level))
         answers = set()
@@ -401,4 +430,92 @@ def test_any_pattern_of_retransmissions_acts_exactly_once(commands) -> None:
             out = board.receive(frame)
             answers.add(out)
         assert len(answers) == 1
-    assert board.actions == [("LEDS", (level,)) for level, _, _ in commands]
+    assert acts == [("LEDS", (level,)) for level, _, _ in commands]
+
+
+# -- the board's own release count (issue 14, item 1) ------------------------------------------------
+
+
+def test_the_release_count_survives_a_board_reset_and_says_so(rig) -> None:
+    clock, end, link = rig
+    funnel = SerialFunnelRelease(link, dwell_s=0.1, move_s=0.05)
+    funnel.release()
+    funnel.release()
+    count = link.release_count()
+    assert (count.count, count.since_boot, count.persistent, count.releasing) == (2, 2, True, False)
+    end.reset(seed=0xB0B)  # power cycle: the flash keeps the count
+    with pytest.raises(BoardResetError):
+        link.release_count()
+    after = link.release_count()
+    assert (after.count, after.since_boot, after.boot_id) == (2, 0, 0xB0B)
+    assert funnel.release_counter().count == 2 and funnel.release_counter().persistent
+    funnel.release()
+    assert funnel.last_release_number == 3
+    end.reset(seed=0xC0C, keep_flash=False)  # a new board: it has released nothing
+    with pytest.raises(BoardResetError):
+        link.ping()
+    assert link.release_count().count == 0
+
+
+def test_a_damaged_saved_count_is_not_trusted() -> None:
+    hal = SimHal(clock=lambda: 0, seed=1)
+    hal._blob = b"TRC1" + bytes(8)  # a count whose check sum is wrong
+    board = Board(hal)
+    assert (board.releases, board.count_persistent) == (0, False)
+    hal._blob = None  # a blank flash: a board that never released
+    assert Board(hal).count_persistent is True
+
+
+def test_a_release_the_board_cannot_count_is_refused_and_nothing_moves(rig) -> None:
+    _, end, link = rig
+    funnel = SerialFunnelRelease(link, dwell_s=0.1, move_s=0.05)
+    end.hal.fail_saves = True
+    end.hal.events.clear()
+    with pytest.raises(ReleaseError, match="storage") as err:
+        funnel.release()
+    assert err.value.released is False  # FAULT/storage: certainly nothing dropped
+    assert [e for e in end.hal.events if e[0] == "servo"] == []
+    assert ("fault", tp.FAULT_STORAGE) in list(end.hal.events)
+    status = link.status()
+    assert status.faulted and status.faults == 1 and status.releases == 0
+    end.hal.fail_saves = False
+    funnel.release()
+    assert funnel.last_release_number == 1
+
+
+def test_a_board_reset_during_the_release_is_settled_by_the_saved_count() -> None:
+    """The board carried out the RELEASE and then restarted before answering: its saved count says
+    the trapdoor opened (released=True), so the host never opens it a second time."""
+
+    class ResetAfterRelease(Scripted):
+        def write(self, data):
+            super().write(data)
+            frames = tp.decode_all(data)
+            if frames and frames[0][1] == tp.RELEASE and self.inner.boots == 1:
+                self.inner.reset(seed=0xD00D)  # the answer is lost with the reset
+
+    clock = VirtualClock()
+    end = InProcessBoard(clock=clock, seed=1)
+    link = link_over(end, clock, retries=2)
+    funnel = SerialFunnelRelease(link, dwell_s=0.1, move_s=0.05)
+    link.transport = ResetAfterRelease(end)
+    with pytest.raises(ReleaseError, match="opened, but the tray board restarted") as err:
+        funnel.release()
+    assert err.value.released is True
+    assert [a[0] for a in end.all_actions].count("RELEASE") == 1
+
+
+def test_an_exception_in_the_firmware_answers_fault_and_keeps_the_board_up(rig) -> None:
+    _, end, link = rig
+
+    def broken(level):
+        raise MemoryError("no room")
+
+    end.hal.leds_set = broken
+    with pytest.raises(LinkError, match="out of memory") as err:
+        link.request(tp.LEDS, 300)
+    assert err.value.code == tp.FAULT_MEMORY
+    status = link.status()  # still answering, with the fault counted
+    assert status.faulted and status.faults == 1
+    assert not link.status().faulted  # reported once
+    assert ("fault", tp.FAULT_MEMORY) in list(end.hal.events)

@@ -73,8 +73,10 @@ def test_stream_vector_resynchronises() -> None:
 def test_results_round_trip_and_hello_carries_the_firmware_name() -> None:
     data = tp.pack_result(tp.HELLO, 1, 0xCAFEF00D) + b"tray-fw 1.0"
     assert tp.unpack_result(tp.HELLO, data) == (1, 0xCAFEF00D, "tray-fw 1.0")
-    status = tp.pack_result(tp.STATUS, 0x1F, 9000, 1000, 3, 2, 12345, 1)
-    assert tp.unpack_result(tp.STATUS, status) == (0x1F, 9000, 1000, 3, 2, 12345, 1)
+    status = tp.pack_result(tp.STATUS, 0x1F, 9000, 1000, 3, 2, 12345, 1, 4)
+    assert tp.unpack_result(tp.STATUS, status) == (0x1F, 9000, 1000, 3, 2, 12345, 1, 4)
+    count = tp.pack_result(tp.RELEASE_COUNT, 70000, 0xCAFEF00D, 2, tp.COUNT_PERSISTENT)
+    assert tp.unpack_result(tp.RELEASE_COUNT, count) == (70000, 0xCAFEF00D, 2, tp.COUNT_PERSISTENT)
 
 
 def test_wrong_payload_sizes_name_the_command() -> None:

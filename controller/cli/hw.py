@@ -45,7 +45,7 @@ def _check(args: argparse.Namespace) -> int:
         print(f"tower hw check: cannot take the lock in {config.data_dir} ({exc.strerror}); "
               "make sure no tower service is running", file=sys.stderr)
     try:
-        results = run_check(config)
+        results = run_check(config, funnel_loaded=_funnel_loaded(config.data_dir))
     finally:
         if lock_fd is not None:
             os.close(lock_fd)
@@ -62,3 +62,25 @@ def _check(args: argparse.Namespace) -> int:
         return 1
     console.print("[green]all devices passed[/]")
     return 0
+
+
+LOADED_PHASES = ("planned", "releasing", "release_unknown")  # the players were told to load the funnel
+
+
+def _funnel_loaded(data_dir: Path) -> str | None:
+    """Why the records say the funnel may hold a drop's cubes (``None``: they do not, or no records)."""
+    from controller.records import RecordsError
+    from controller.table import open_records
+
+    try:
+        store = open_records(data_dir)
+    except (RecordsError, OSError):
+        return None
+    try:
+        state = store.state()
+    finally:
+        store.close()
+    drop = (state or {}).get("drop")
+    if drop is not None and drop.get("phase") in LOADED_PHASES:
+        return f"the records say drop {drop['drop_id']} is {drop['phase']}, its cubes loaded for the release"
+    return None

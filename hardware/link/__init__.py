@@ -7,11 +7,14 @@ fault-injecting transport and the in-process board used by tests and the soak be
 
 from hardware.link.client import (
     BoardBusyError,
+    BoardFaultError,
     BoardLink,
     BoardRejectedError,
     BoardStatus,
     LinkStats,
+    ReleaseCount,
     open_link,
 )
 
-__all__ = ["BoardBusyError", "BoardLink", "BoardRejectedError", "BoardStatus", "LinkStats", "open_link"]
+__all__ = ["BoardBusyError", "BoardFaultError", "BoardLink", "BoardRejectedError", "BoardStatus", "LinkStats",
+           "ReleaseCount", "open_link"]

@@ -35,6 +35,15 @@ class BoardRejectedError(LinkError, ValueError):
         self.status = status
 
 
+class BoardFaultError(LinkError):
+    """The firmware hit an exception (or could not save its release count) while carrying out a
+    command; ``code`` is the FAULT code. The board stays up and went to its safe state."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class BoardBusyError(LinkError):
     """The board is still carrying out a release; ask again when it is done."""
 
@@ -51,6 +60,7 @@ class LinkStats:
     stale_responses: int = 0
     failures: int = 0
     heartbeats: int = 0
+    resets: int = 0  # board restarts noticed (each raised BoardResetError once)
     rejected_frames: int = 0  # received frames that failed the header or CRC check
 
 
@@ -69,6 +79,19 @@ class BoardStatus:
     releases: int
     uptime_s: float
     safe_trips: int
+    faults: int = 0
+    faulted: bool = False  # a fault happened on the board since the last STATUS
+
+
+@dataclass(frozen=True)
+class ReleaseCount:
+    """The board's ``RELEASE_COUNT``: its own count of releases, and whether it survives a reset."""
+
+    count: int
+    boot_id: int
+    since_boot: int
+    persistent: bool
+    releasing: bool
 
 
 class BoardLink:
@@ -81,6 +104,8 @@ class BoardLink:
     silence_s: the board's host-silence timeout sent in HELLO (default ``3 × heartbeat_s``, at least
         0.5 s): after it the board closes the funnel and switches everything off by itself.
     clock, sleep: injectable for tests (``loopback.VirtualClock``).
+    first_seq: the sequence number of the first command (``open_link`` draws it at random, so that
+        a restarted host's HELLO is not a copy of the last host's, which the board would drop).
     """
 
     def __init__(
@@ -95,6 +120,7 @@ class BoardLink:
         silence_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        first_seq: int = 1,
     ) -> None:
         if timeout_s <= 0:
             raise ValueError(f"timeout_s must be positive, got {timeout_s!r}")
@@ -116,7 +142,7 @@ class BoardLink:
         self.info: BoardInfo | None = None
         self.closed_angle: float | None = None
         self._decoder = tp.FrameDecoder()
-        self._seq = 0
+        self._seq = (first_seq - 1) & 0xFF
         self._lock = threading.RLock()
         self._last_traffic = clock()
         self._pending_error: LinkError | None = None
@@ -170,6 +196,14 @@ class BoardLink:
             f"{self.retries + 1} tries over {self.clock() - started:.1f} s"
         )
 
+    def exchange_budget_s(self) -> float:
+        """The longest one exchange can take: every try waiting its full (backed-off) timeout."""
+        total, wait = 0.0, self.timeout_s
+        for _ in range(self.retries + 1):
+            total += wait
+            wait = min(wait * self.backoff, self.max_timeout_s)
+        return total
+
     def request(self, cmd: int, *args: int) -> tuple:
         """Carry out one command; its result values (``RESULT_FORMATS``).
 
@@ -197,6 +231,11 @@ class BoardLink:
                 raise LinkError(f"tray board on {self.name} sent a malformed {name} result: {exc}") from exc
         if status == tp.BUSY:
             raise BoardBusyError(f"tray board on {self.name} is busy with a release; {name} refused")
+        if status == tp.FAULT:
+            code = data[0] if data else 0
+            raise BoardFaultError(
+                f"tray board on {self.name} had a fault during {name}: "
+                f"{tp.FAULT_NAMES.get(code, f'code {code}')} (its fault log has the details)", code)
         what = tp.STATUS_NAMES.get(status, f"status {status}")
         raise BoardRejectedError(f"tray board on {self.name} refused {name}: {what}", status)
 
@@ -237,6 +276,7 @@ class BoardLink:
         if self.info is not None and boot_id != self.info.boot_id:
             old = self.info.boot_id
             self.info = BoardInfo(self.info.protocol_version, boot_id, self.info.firmware)
+            self.stats.resets += 1
             raise BoardResetError(
                 f"tray board on {self.name} restarted (boot id {old:08x} -> {boot_id:08x}); its beam count, "
                 "LED level and any release in progress were lost"
@@ -251,7 +291,7 @@ class BoardLink:
             return uptime_ms
 
     def status(self) -> BoardStatus:
-        flags, angle, leds, beam, releases, uptime, trips = self.request(tp.STATUS)
+        flags, angle, leds, beam, releases, uptime, trips, faults = self.request(tp.STATUS)
         return BoardStatus(
             releasing=bool(flags & tp.FLAG_RELEASING),
             vibrating=bool(flags & tp.FLAG_VIBRATING),
@@ -264,7 +304,15 @@ class BoardLink:
             releases=releases,
             uptime_s=uptime / 1000,
             safe_trips=trips,
+            faults=faults,
+            faulted=bool(flags & tp.FLAG_FAULT),
         )
+
+    def release_count(self) -> ReleaseCount:
+        """The board's own release count (kept across its resets where it can save it)."""
+        count, boot_id, since_boot, flags = self.request(tp.RELEASE_COUNT)
+        return ReleaseCount(count=count, boot_id=boot_id, since_boot=since_boot,
+                            persistent=bool(flags & tp.COUNT_PERSISTENT), releasing=bool(flags & tp.COUNT_RELEASING))
 
     # -- heartbeat ----------------------------------------------------------------------------------
 
@@ -274,6 +322,12 @@ class BoardLink:
             return
         self._heartbeat = threading.Thread(target=self._beat, name=f"heartbeat {self.name}", daemon=True)
         self._heartbeat.start()
+
+    def stop_heartbeat(self) -> None:
+        """Stop the background PING (``close()`` does it too)."""
+        self._stop.set()
+        if self._heartbeat is not None and self._heartbeat is not threading.current_thread():
+            self._heartbeat.join(timeout=5.0)
 
     def _beat(self) -> None:
         while not self._stop.wait(self.heartbeat_s / 2):
@@ -349,8 +403,11 @@ def open_link(
         from hardware.link.faults import FaultInjectingTransport
 
         transport = FaultInjectingTransport(transport, corrupt=corrupt, loss=loss, delay_s=delay_s, seed=seed)
+    import random
+
     link = BoardLink(
-        transport, timeout_s=timeout_s, retries=retries, heartbeat_s=heartbeat_s, silence_s=silence_s
+        transport, timeout_s=timeout_s, retries=retries, heartbeat_s=heartbeat_s, silence_s=silence_s,
+        first_seq=random.randrange(256),
     )
     try:
         link.hello()

@@ -3,8 +3,10 @@ the simulated station's ``[sim.faults]`` (``serial_corrupt``, ``serial_loss``, `
 
 Faults apply per *chunk*: each ``write()`` (one frame from the host) and each ``read_some()`` result
 (what the board sent) is independently lost with probability ``loss`` or, if kept, has 1 to 3 of its
-bytes XOR-ed with a random non-zero value with probability ``corrupt``. Seeded, so a failing run can
-be replayed.
+bytes XOR-ed with a random non-zero value with probability ``corrupt``. With probability ``reorder``
+a chunk is held back and delivered late: a frame from the host after the next one or two frames
+(so a first try can arrive after its own retransmission, or after the next command), a chunk from
+the board after the next one (a late answer). Seeded, so a failing run can be replayed.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ class FaultCounts:
     sent_corrupted: int = 0
     received_dropped: int = 0
     received_corrupted: int = 0
+    sent_reordered: int = 0
+    received_reordered: int = 0
     chunks_sent: int = 0
     chunks_received: int = 0
 
@@ -35,8 +39,9 @@ class FaultInjectingTransport:
         delay_s: float = 0.0,
         seed: int | None = None,
         sleep=time.sleep,
+        reorder: float = 0.0,
     ) -> None:
-        for key, value in (("corrupt", corrupt), ("loss", loss)):
+        for key, value in (("corrupt", corrupt), ("loss", loss), ("reorder", reorder)):
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{key} must be a probability between 0 and 1, got {value!r}")
         if delay_s < 0:
@@ -46,6 +51,9 @@ class FaultInjectingTransport:
         self.corrupt = corrupt
         self.loss = loss
         self.delay_s = delay_s
+        self.reorder = reorder
+        self._held_writes: list[list] = []  # [frames still to pass, bytes]
+        self._held_read: bytes | None = None
         self.rng = random.Random(seed)
         self.counts = FaultCounts()
         self._sleep = sleep
@@ -66,10 +74,26 @@ class FaultInjectingTransport:
         if data and self.rng.random() < self.corrupt:
             self.counts.sent_corrupted += 1
             data = self._damage(data)
-        self.inner.write(data)
+        due = [held for held in self._held_writes if held[0] <= 0]
+        self._held_writes = [held for held in self._held_writes if held[0] > 0]
+        for held in self._held_writes:
+            held[0] -= 1
+        if self.reorder and self.rng.random() < self.reorder:
+            self.counts.sent_reordered += 1
+            self._held_writes.append([self.rng.randint(0, 1), data])
+        else:
+            self.inner.write(data)
+        for _, late in due:
+            self.inner.write(late)
 
     def read_some(self, timeout_s: float) -> bytes:
         data = self.inner.read_some(timeout_s)
+        if self.reorder:
+            if data and self._held_read is None and self.rng.random() < self.reorder:
+                self.counts.received_reordered += 1
+                self._held_read, data = data, b""
+            elif data and self._held_read is not None:
+                data, self._held_read = data + self._held_read, None  # the held chunk comes late
         if not data:
             return data
         self.counts.chunks_received += 1

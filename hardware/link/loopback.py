@@ -31,22 +31,36 @@ class VirtualClock:
 
 
 class InProcessBoard:
-    """A tray board in this process. ``board.actions`` records every command carried out."""
+    """A tray board in this process. ``actions`` lists every command the current boot carried out
+    (kept here on the host: the board itself keeps no such list), ``all_actions`` those of every
+    boot. ``reset()`` is a power cycle that keeps the board's flash (its release count)."""
 
     def __init__(
         self, clock: VirtualClock | None = None, seed: int | None = None, name: str = "in-process board"
     ):
         self.name = name
         self.clock = clock
-        self.hal = SimHal(clock=clock.ms if clock is not None else None, seed=seed)
-        self.board = Board(self.hal, "in-process", record_actions=True)
+        self.all_actions: list[tuple[str, tuple]] = []
+        self.boots = 0
         self._rx = bytearray()
         self.closed = False
+        self._boot(seed, flash=None)
 
-    def reset(self, seed: int | None = None) -> None:
-        """Simulate a power cycle: a new boot id, every state lost."""
+    def _boot(self, seed: int | None, flash: bytes | None) -> None:
         self.hal = SimHal(clock=self.clock.ms if self.clock is not None else None, seed=seed)
-        self.board = Board(self.hal, "in-process", record_actions=True)
+        self.hal._blob = flash
+        self.actions: list[tuple[str, tuple]] = []
+        self.board = Board(self.hal, "in-process", on_action=self._acted)
+        self.boots += 1
+
+    def _acted(self, name: str, args: tuple) -> None:
+        self.actions.append((name, args))
+        self.all_actions.append((name, args))
+
+    def reset(self, seed: int | None = None, keep_flash: bool = True) -> None:
+        """Simulate a power cycle: a new boot id, every state lost but the flash (unless
+        ``keep_flash`` is false: a new or erased board)."""
+        self._boot(seed, self.hal.load_blob() if keep_flash else None)
         self._rx.clear()
 
     def write(self, data: bytes) -> None:

@@ -20,7 +20,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from hardware.errors import LinkError, ReleaseError
+from firmware import tray_protocol as tp
+from hardware.errors import BoardResetError, LinkError, ReleaseError
 from hardware.link.client import BoardLink, LinkStats
 from hardware.link.faults import FaultCounts, FaultInjectingTransport
 from hardware.link.loopback import InProcessBoard, VirtualClock
@@ -42,11 +43,16 @@ class SoakReport:
     faults: FaultCounts
     wall_s: float
     virtual_s: float
+    resets_injected: int = 0
+    resets_reported: int = 0
+    late_copies_dropped: int = 0
     errors: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not (self.lost_actions or self.duplicated_actions or self.wrong_reads or self.failures)
+        return not (self.lost_actions or self.duplicated_actions or self.wrong_reads or self.failures) and (
+            self.resets_reported == self.link.resets == self.resets_injected
+        )
 
     def lines(self) -> list[str]:
         f, s = self.faults, self.link
@@ -56,14 +62,20 @@ class SoakReport:
             f"frames sent by host             {s.frames_sent}",
             f"  dropped on the way            {f.sent_dropped}",
             f"  corrupted on the way          {f.sent_corrupted}",
+            f"  delivered late (reordered)    {f.sent_reordered}",
             f"responses dropped               {f.received_dropped}",
             f"responses corrupted             {f.received_corrupted}",
+            f"responses delivered late        {f.received_reordered}",
+            f"board resets injected           {self.resets_injected}",
+            f"  noticed by the link / told to the caller  {s.resets} / {self.resets_reported}",
+            f"heartbeats (PING) sent          {s.heartbeats}",
             f"retransmissions                 {s.retransmissions}",
             f"timeouts                        {s.timeouts}",
             f"NAKs received                   {s.naks} (board sent {self.naks_sent_by_board})",
             f"damaged responses rejected      {s.rejected_frames}",
             f"stale responses ignored         {s.stale_responses}",
             f"retransmissions answered from the board's memory  {self.duplicates_answered_from_memory}",
+            f"late copies dropped by the board  {self.late_copies_dropped}",
             f"expected actions                {self.expected_actions}",
             f"actions carried out by board    {self.board_actions}",
             f"LOST actions                    {self.lost_actions}",
@@ -75,37 +87,107 @@ class SoakReport:
         ]
 
 
+class _ResettingBoard:
+    """Between the fault injector and the in-process board: with probability ``p`` per frame the
+    board power-cycles (keeping its flash), just before the frame arrives or just after it was
+    carried out (its answer is then lost). Only a board whose boot id the host has seen resets, so
+    every reset must be noticed by the host (a new boot id) before the next one."""
+
+    def __init__(self, end: InProcessBoard, p: float, rng: random.Random) -> None:
+        self.end, self.p, self.rng = end, p, rng
+        self.host_knows = lambda: True  # set once the link exists: has the host seen this boot id?
+        self.name = end.name
+        self.resets = 0
+        # what boards that have since been reset did: late copies dropped, retransmissions answered
+        # from memory, NAKs sent
+        self.stale = self.duplicates = self.naks = 0
+
+    def write(self, data: bytes) -> None:
+        if self.p and self.end.board.session and self.host_knows() and self.rng.random() < self.p:
+            self.resets += 1
+            before = self.rng.random() < 0.5
+            if not before:
+                self.end.write(data)
+            self.stale += self.end.board.stale
+            self.duplicates += self.end.board.duplicates
+            self.naks += self.end.board.naks
+            self.end.reset(seed=self.rng.getrandbits(32))
+            if before:
+                self.end.write(data)
+            return
+        self.end.write(data)
+
+    def read_some(self, timeout_s: float) -> bytes:
+        return self.end.read_some(timeout_s)
+
+    def close(self) -> None:
+        self.end.close()
+
+
+def _reset_in(exc: BaseException | None) -> int:
+    """How many board resets are among the causes of ``exc`` (the caller was told of each: one
+    operation may meet two, e.g. a reset during a release and another while its count is asked)."""
+    resets = 0
+    while exc is not None:
+        if isinstance(exc, BoardResetError):
+            resets += 1
+        exc = exc.__cause__ or exc.__context__
+    return resets
+
+
 def run_soak(
-    commands: int = 10_000, corrupt: float = 0.05, loss: float = 0.05, seed: int = 1, retries: int = 8
+    commands: int = 10_000,
+    corrupt: float = 0.05,
+    loss: float = 0.05,
+    seed: int = 1,
+    retries: int = 8,
+    *,
+    reset: float = 0.0,
+    reorder: float = 0.0,
+    heartbeat_s: float = 0.0,
 ) -> SoakReport:
-    """Drive ``commands`` link requests through faults; account for every action."""
+    """Drive ``commands`` link requests through faults; account for every action.
+
+    ``reset``: probability per frame that the board power-cycles around it; ``reorder``: probability
+    per chunk that it is delivered late; ``heartbeat_s``: the link's background PING (virtual idle
+    seconds; 0: none), running in its own thread as on the station.
+    """
     from hardware.serial_board import SerialFunnelRelease, SerialTrayBoard
 
     rng = random.Random(seed)
     clock = VirtualClock()
     board_end = InProcessBoard(clock=clock, seed=seed)
+    resetting = _ResettingBoard(board_end, reset, random.Random(seed + 2))
     transport = FaultInjectingTransport(
-        board_end, corrupt=corrupt, loss=loss, seed=seed + 1, sleep=clock.sleep
+        resetting, corrupt=corrupt, loss=loss, seed=seed + 1, sleep=clock.sleep, reorder=reorder
     )
     link = BoardLink(
-        transport, timeout_s=0.05, retries=retries, heartbeat_s=0, clock=clock.now, sleep=clock.sleep
+        transport, timeout_s=0.05, retries=retries, heartbeat_s=heartbeat_s, clock=clock.now, sleep=clock.sleep,
+        silence_s=60.0,
     )
+    resetting.host_knows = lambda: link.info is not None and link.info.boot_id == board_end.board.boot_id
     link.hello()
+    link.start_heartbeat()
     board = SerialTrayBoard(link)
     funnel = SerialFunnelRelease(board, open_angle=95, closed_angle=12, dwell_s=0.5, move_s=0.2)
     expected: list[tuple[str, tuple]] = []
     beam = 0
     releases = 0
-    operations = wrong_reads = failures = 0
+    operations = wrong_reads = failures = resets_reported = 0
     errors: list[str] = []
     started = time.perf_counter()
     base = link.stats.commands
     while link.stats.commands - base < commands:
         operations += 1
-        op = rng.randrange(7)
+        op = rng.randrange(7) if not heartbeat_s or rng.random() > 0.02 else 7
         action: tuple[str, tuple] | None = None
+        resets_before = resetting.resets
         try:
-            if op == 0:
+            if op == 7:  # the host idles: the heartbeat thread keeps the board's session alive
+                clock.sleep(heartbeat_s * 2)
+                time.sleep(heartbeat_s * 1.5)
+                link.request(tp.PING)  # any error the heartbeat met is raised here
+            elif op == 0:
                 level = rng.randrange(1001)
                 action = ("LEDS", (level,))
                 board.set_leds(level / 1000)
@@ -118,9 +200,12 @@ def run_soak(
                 action = ("SIM_BEAM", (pulses,))
                 got = board.simulate_beam(pulses)
                 beam += pulses
-                wrong_reads += got != beam
+                if resetting.resets == resets_before:
+                    wrong_reads += got != beam
             elif op == 3:
-                wrong_reads += board.beam_count() != beam
+                got = board.beam_count()
+                if resetting.resets == resets_before:
+                    wrong_reads += got != beam
             elif op == 4:
                 ms = rng.randrange(1, 3000)
                 action = ("VIBRATE", (ms,))
@@ -132,14 +217,20 @@ def run_soak(
                 wrong_reads += funnel.last_release_number != releases
             else:
                 status = board.status()
-                wrong_reads += status.beam_count != beam or status.releases != releases
+                if resetting.resets == resets_before:
+                    wrong_reads += status.beam_count != beam
+                wrong_reads += status.releases != releases
         except (LinkError, ReleaseError) as exc:
             # Not silent: the caller was told. Whether the action happened is then unknown to the
             # host (a real controller asks the board); the soak looks at the board's own log so that
-            # its bookkeeping stays right, and counts the failure.
-            failures += 1
-            errors.append(f"operation {operations}: {exc}")
-            done = (board_end.board.actions or [])[len(expected) :]
+            # its bookkeeping stays right, and counts the failure (or the reset the caller was told of).
+            told = _reset_in(exc)
+            if told:
+                resets_reported += told
+            else:
+                failures += 1
+                errors.append(f"operation {operations}: {exc}")
+            done = board_end.all_actions[len(expected) :]
             if action is not None and done == [action]:
                 expected.append(action)
                 if action[0] == "BEAM_RESET":
@@ -148,11 +239,24 @@ def run_soak(
                     beam += action[1][0]
                 elif action[0] == "RELEASE":
                     releases += 1
+            if resetting.resets != resets_before:
+                beam = 0  # the reset lost the board's beam count
             continue
+        if resetting.resets != resets_before:
+            beam = 0
         if action is not None:
             expected.append(action)
+    link.stop_heartbeat()
+    try:  # a reset in the last operation (or the last heartbeat) is noticed by the next exchange
+        link.ping()
+    except BoardResetError:
+        resets_reported += 1
+    except LinkError as exc:
+        failures += 1
+        errors.append(f"final ping: {exc}")
+    link.close()
     wall = time.perf_counter() - started
-    actions = board_end.board.actions or []
+    actions = board_end.all_actions
     want, got = Counter(expected), Counter(actions)
     lost = sum((want - got).values())
     duplicated = sum((got - want).values())
@@ -168,12 +272,15 @@ def run_soak(
         duplicated_actions=duplicated,
         wrong_reads=wrong_reads,
         failures=failures,
-        duplicates_answered_from_memory=board_end.board.duplicates,
-        naks_sent_by_board=board_end.board.naks,
+        duplicates_answered_from_memory=resetting.duplicates + board_end.board.duplicates,
+        naks_sent_by_board=resetting.naks + board_end.board.naks,
         link=link.stats,
         faults=transport.counts,
         wall_s=wall,
         virtual_s=clock.now() - 1000.0,
+        resets_injected=resetting.resets,
+        resets_reported=resets_reported,
+        late_copies_dropped=resetting.stale + board_end.board.stale,
         errors=errors,
     )
     funnel.close()
@@ -197,16 +304,24 @@ class PtySoakReport:
     faults: FaultCounts
     wall_s: float
     sequence_ok: bool
+    resets_injected: int = 0
+    resets_reported: int = 0
+    board_count: int | None = None
+    firmware_alive: bool = True
+    safe_trips: int = 0
     errors: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return (
             self.sequence_ok
+            and self.firmware_alive
             and not self.failures
             and self.leds_seen == self.leds_expected
             and self.beam_pulses_seen == self.beam_pulses_expected
             and self.releases_seen == self.releases_expected
+            and self.board_count == self.releases_seen
+            and self.resets_reported == self.link.resets == self.resets_injected
         )
 
     def lines(self) -> list[str]:
@@ -214,26 +329,45 @@ class PtySoakReport:
         return [
             f"commands sent (link requests)   {self.commands}",
             f"frames sent / retransmissions   {s.frames_sent} / {s.retransmissions}",
-            f"faults: sent dropped/corrupted  {f.sent_dropped} / {f.sent_corrupted}",
-            f"faults: recv dropped/corrupted  {f.received_dropped} / {f.received_corrupted}",
+            f"faults: sent dropped/corrupted/late  {f.sent_dropped} / {f.sent_corrupted} / {f.sent_reordered}",
+            f"faults: recv dropped/corrupted/late  {f.received_dropped} / {f.received_corrupted} / {f.received_reordered}",
+            f"board resets (firmware restarted)    {self.resets_injected}, noticed {s.resets}, "
+            f"told to the caller {self.resets_reported}",
+            f"heartbeats (PING) / safe-state trips {s.heartbeats} / {self.safe_trips}",
             f"LED changes   expected/seen     {self.leds_expected} / {self.leds_seen}",
             f"beam pulses   expected/seen     {self.beam_pulses_expected} / {self.beam_pulses_seen}",
-            f"releases      expected/seen     {self.releases_expected} / {self.releases_seen}",
+            f"releases      expected/seen     {self.releases_expected} / {self.releases_seen} "
+            f"(board's saved count {self.board_count})",
             f"same order as sent              {self.sequence_ok}",
+            f"firmware still running          {self.firmware_alive}",
             f"commands failed (LinkError)     {self.failures}",
             f"wall time                       {self.wall_s:.1f} s",
         ]
 
 
 def run_pty_soak(
-    commands: int = 1000, corrupt: float = 0.05, loss: float = 0.05, seed: int = 1, retries: int = 8
+    commands: int = 1000,
+    corrupt: float = 0.05,
+    loss: float = 0.05,
+    seed: int = 1,
+    retries: int = 8,
+    *,
+    reset: float = 0.0,
+    reorder: float = 0.0,
+    heartbeat_s: float = 0.0,
 ) -> PtySoakReport:
     """The same idea against the firmware under real MicroPython on a pty, in real time.
 
     The board's own account is its simulated hardware's log (``FirmwarePty.events()``): every LED
     level written, the running beam total after each injection, every servo move. A duplicated
     command would show as an extra LED write, beam step or servo opening; a lost one as a gap.
+    ``reset``: probability per operation that the firmware process is restarted (a board reset; its
+    simulated flash keeps the release count); ``reorder``: chunks delivered late; ``heartbeat_s``:
+    the link's background PING, with the host idling now and then. A firmware that dies ends the run
+    at once (it is reported, never waited on).
     """
+    import tempfile
+
     from hardware.firmware_pty import FirmwarePty
     from hardware.link.transport import SerialTransport
     from hardware.serial_board import SerialFunnelRelease, SerialTrayBoard
@@ -242,25 +376,44 @@ def run_pty_soak(
     leds: list[int] = []
     beam_totals: list[int] = []
     total = 0
+    pulses_sent = 0
     releases = 0
-    failures = 0
+    failures = resets = resets_reported = 0
     errors: list[str] = []
     open_cdeg = 9100
-    with FirmwarePty() as fw:
+    alive = True
+    board_count: int | None = None
+    with tempfile.TemporaryDirectory(prefix="pty-soak-") as state, FirmwarePty(state_dir=state) as fw:
         assert fw.port is not None
-        transport = FaultInjectingTransport(SerialTransport(fw.port), corrupt=corrupt, loss=loss, seed=seed)
-        link = BoardLink(transport, timeout_s=0.05, retries=retries, heartbeat_s=0)
+        transport = FaultInjectingTransport(
+            SerialTransport(fw.port), corrupt=corrupt, loss=loss, seed=seed, reorder=reorder
+        )
+        link = BoardLink(transport, timeout_s=0.05, retries=retries, heartbeat_s=heartbeat_s,
+                         first_seq=rng.randrange(256))
         started = time.perf_counter()
         link.hello()
+        link.start_heartbeat()
         board = SerialTrayBoard(link)
         funnel = SerialFunnelRelease(
             board, open_angle=open_cdeg / 100, closed_angle=15, dwell_s=0.03, move_s=0.01
         )
         base = link.stats.commands
         while link.stats.commands - base < commands:
-            op = rng.randrange(6)
+            if not fw.running():
+                alive = False
+                errors.append("the firmware died: " + fw.log_tail(5))
+                break
+            if reset and rng.random() < reset:
+                with link._lock:  # a board reset between two commands (never inside one)
+                    fw.restart()
+                resets += 1
+                total = 0
+            op = rng.randrange(6) if not heartbeat_s or rng.random() > 0.02 else 6
             try:
-                if op == 0:
+                if op == 6:
+                    time.sleep(heartbeat_s * 1.5)  # idle: the heartbeat keeps the session
+                    link.request(tp.PING)
+                elif op == 0:
                     level = rng.randrange(1001)
                     board.set_leds(level / 1000)
                     leds.append(level)
@@ -268,6 +421,7 @@ def run_pty_soak(
                     pulses = rng.randrange(1, 9)
                     board.simulate_beam(pulses)
                     total += pulses
+                    pulses_sent += pulses
                     beam_totals.append(total)
                 elif op == 2:
                     board.reset_beam()
@@ -279,23 +433,62 @@ def run_pty_soak(
                 else:
                     board.status()
             except (LinkError, ReleaseError) as exc:
-                failures += 1
-                errors.append(str(exc))
+                told = _reset_in(exc)
+                if told:
+                    resets_reported += told
+                else:
+                    failures += 1
+                    errors.append(str(exc))
+        link.stop_heartbeat()
+        try:
+            link.ping()
+        except BoardResetError:
+            resets_reported += 1
+        except LinkError as exc:
+            failures += 1
+            errors.append(f"final ping: {exc}")
+        try:
+            board_count = link.release_count().count
+        except LinkError as exc:
+            errors.append(f"final release count: {exc}")
         wall = time.perf_counter() - started
         commands_sent = link.stats.commands - base
         funnel.close()
         board.close()
         time.sleep(0.05)
         events = fw.events()
-    seen_leds = [e["v"] for e in events if e["ev"] == "leds"]
+    seen_leds: list[int] = []
+    after_safe = False
+    safe_trips = 0
+    for e in events:
+        if e["ev"] == "safe":
+            after_safe, safe_trips = True, safe_trips + 1
+        elif e["ev"] == "leds":
+            if after_safe and e["v"] == 0:
+                after_safe = False  # the safe state's own "LEDs off", not a command
+                continue
+            seen_leds.append(e["v"])
     seen_beam = [e["v"] for e in events if e["ev"] == "beam"]
+    boots = [i for i, e in enumerate(events) if e["ev"] == "boot"]
+    # each boot's beam totals start again from 0: the pulses the board saw are the sum of the steps
+    seen_pulses, last = 0, 0
+    for i, e in enumerate(events):
+        if i in boots:
+            last = 0
+        elif e["ev"] == "beam":
+            seen_pulses += e["v"] - last
+            last = e["v"]
+    for what, want, got in (("LED levels", leds, seen_leds), ("beam totals", beam_totals, seen_beam)):
+        if want != got:
+            at = next((i for i, (a, b) in enumerate(zip(want, got, strict=False)) if a != b), min(len(want), len(got)))
+            errors.append(f"{what} differ from #{at}: sent {want[at - 2:at + 3]}, the board did {got[at - 2:at + 3]}")
     seen_releases = sum(1 for e in events if e["ev"] == "servo" and e["v"] == open_cdeg)
     return PtySoakReport(
         commands=commands_sent,
         leds_expected=len(leds),
         leds_seen=len(seen_leds),
-        beam_pulses_expected=total,
-        beam_pulses_seen=seen_beam[-1] if seen_beam else 0,
+        beam_pulses_expected=pulses_sent,
+        beam_pulses_seen=seen_pulses,
         releases_expected=releases,
         releases_seen=seen_releases,
         failures=failures,
@@ -303,6 +496,11 @@ def run_pty_soak(
         faults=transport.counts,
         wall_s=wall,
         sequence_ok=seen_leds == leds and seen_beam == beam_totals,
+        resets_injected=resets,
+        resets_reported=resets_reported,
+        board_count=board_count,
+        firmware_alive=alive,
+        safe_trips=safe_trips,
         errors=errors,
     )
 

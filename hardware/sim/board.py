@@ -13,10 +13,10 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from firmware.tray_protocol import PROTOCOL_VERSION
 from hardware.errors import BoardResetError, LinkError
 from hardware.interfaces import BoardInfo, TrayBoard
 
-PROTOCOL_VERSION = 1
 T = TypeVar("T")
 
 

@@ -173,6 +173,7 @@ class SimTable:
             self._led_level = 1.0
             self._thrown = 0
             self._came_out = 0
+            self._board_releases: int | None = None
             self._save()
 
     @classmethod
@@ -198,6 +199,7 @@ class SimTable:
             "led_level": self._led_level,
             "cubes_thrown": self._thrown,
             "cubes_out": self._came_out,
+            "board_releases": self._board_releases,
             "rng": [version, list(internal), gauss],
         }
 
@@ -238,6 +240,8 @@ class SimTable:
             self._led_level = float(state["led_level"])
             self._thrown = int(state["cubes_thrown"])
             self._came_out = int(state["cubes_out"])
+            board = state.get("board_releases")  # absent in worlds saved before the board counted
+            self._board_releases = None if board is None else int(board)
             version, internal, gauss = state["rng"]
             self._rng = random.Random()
             self._rng.setstate((version, tuple(internal), gauss))
@@ -326,19 +330,35 @@ class SimTable:
             return self._release_count
 
     @property
+    def board_releases(self) -> int | None:
+        """The tray board's release count whose cubes have fallen in this world (firmware station):
+        saved with the cubes' move, so a board release the host never reported is noticed."""
+        with self._lock:
+            return self._board_releases
+
+    def note_board_releases(self, count: int) -> None:
+        """Adopt a tray board's release count without moving anything (a new or reflashed board)."""
+        with self._lock:
+            self._board_releases = int(count)
+            self._save()
+
+    @property
     def statistics(self) -> dict[str, int]:
         """Cubes thrown and cubes that came out over the world's life."""
         with self._lock:
             return {"cubes_thrown": self._thrown, "cubes_out": self._came_out}
 
     # -- what the devices do -----------------------------------------------------------------------
-    def release(self, *, jammed: bool = False) -> list[str]:
+    def release(self, *, jammed: bool = False, board_release: int | None = None) -> list[str]:
         """The servo opened the trapdoor: funnel -> tower -> tray. Returns the colours that came out.
 
         A jammed trapdoor still counts as a servo actuation but leaves every cube in the funnel.
+        ``board_release``: the tray board's number of this release (firmware station), saved with it.
         """
         with self._lock:
             self._release_count += 1
+            if board_release is not None:
+                self._board_releases = int(board_release)
             if jammed:
                 self._save()
                 return []
