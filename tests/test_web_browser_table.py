@@ -173,3 +173,35 @@ def test_the_page_in_german_for_a_german_browser(browser, table) -> None:  # typ
         english.goto(server.url)
         expect(english.locator("#game-end-title")).to_have_text("The game's end")
         context.close()
+
+
+def test_qr_for_watchers_dark_theme_and_the_opt_in_signal(browser, table) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    from playwright.sync_api import expect
+
+    with _serve(table) as server:
+        watcher = _page(browser, server, TABLET)
+        expect(watcher.locator("#join-open")).to_be_hidden()  # the QR code is for the host's screen
+        host = _page(browser, server)
+        log_in(host)
+        host.click("#join-open")
+        expect(host.locator("#join-dialog")).to_be_visible()
+        host.wait_for_function("document.getElementById('join-qr').complete && "
+                               "document.getElementById('join-qr').naturalWidth > 100")
+        expect(host.locator("#join-url")).to_have_text(re.compile(rf"^http://[0-9.]+:{server.port}/$"))
+        host.click("#join-close")
+
+        light = watcher.evaluate("getComputedStyle(document.body).backgroundColor")
+        watcher.check("#pref-dark")
+        expect(watcher.locator("html")).to_have_attribute("data-theme", "dark")
+        assert watcher.evaluate("getComputedStyle(document.body).backgroundColor") != light
+        watcher.reload()  # the choice is this device's, kept
+        expect(watcher.locator("html")).to_have_attribute("data-theme", "dark")
+
+        watcher.evaluate("() => { navigator.vibrate = (p) => { window.__buzz = p; return true; }; }")
+        assert watcher.evaluate("document.body.dataset.signal") is None  # nothing until opted in
+        watcher.check("#pref-signal")
+        watcher.evaluate("() => { delete document.body.dataset.signal; }")
+        _plan_attack(host)
+        host.click("#release")
+        expect(watcher.locator("body")).to_have_attribute("data-signal", "resolution", timeout=60_000)
+        assert watcher.evaluate("window.__buzz") is not None

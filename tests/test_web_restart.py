@@ -3,6 +3,7 @@ whose key is kept, owner-only, in the data directory), and what ends a host sess
 
 from __future__ import annotations
 
+import re
 import stat
 from pathlib import Path
 
@@ -65,3 +66,27 @@ def test_a_host_session_expires_and_a_forged_one_is_refused(tmp_path: Path) -> N
     assert not access.is_host(f"{nonce}.{issued}.{'0' * len(mac)}")
     now[0] += 3601
     assert not access.is_host(token)
+
+
+def test_the_qr_code_for_watchers_encodes_the_pages_address(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+    import segno
+
+    from controller.web.guard import _primary_addresses
+    from controller.web.join import join_url, qr_svg
+
+    assert join_url("http", "tower.local:8000") == "http://tower.local:8000/"
+    if any(":" not in a and not a.startswith("127.") for a in _primary_addresses()):  # a machine on a LAN
+        assert re.match(r"^http://[0-9.]+:8000/$", join_url("http", "localhost:8000"))  # a phone cannot reach localhost
+    with Table.open(data_dir=tmp_path / "data", reader="direct") as table, \
+            TestClient(_app(table, "482916", None), base_url=SITE) as client:
+        url = client.get("/api/join").json()["url"]
+        assert url == "http://tower.local/"
+        svg = client.get("/api/join.svg")
+        assert svg.headers["content-type"].startswith("image/svg+xml") and svg.content == qr_svg(url)
+    matrix = np.array(list(segno.make(url, error="m").matrix), dtype=np.uint8)
+    image = np.pad(np.where(matrix > 0, 0, 255).astype(np.uint8), 4, constant_values=255)
+    image = cv2.resize(image, None, fx=10, fy=10, interpolation=cv2.INTER_NEAREST)
+    decoded, _points, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    assert decoded == url

@@ -34,6 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _serve(args: argparse.Namespace) -> int:
     import logging
 
+    import segno
+
     from controller.table import Table
     from controller.web.access import HostAccess, generate_pin, validate_pin
     from controller.web.app import create_app
@@ -64,6 +66,12 @@ def _serve(args: argparse.Namespace) -> int:
 
         names = sorted(machine_names(args.host) | set(args.allow_host))
         print(f"Answering requests sent to: {', '.join(names)} (more with --allow-host NAME)")
+        from controller.web.join import join_url
+
+        port_shown = f"{'localhost' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}"
+        watch = join_url("http", port_shown)
+        print(f"Watchers join at {watch}:")
+        segno.make(watch, error="m").terminal(out=sys.stdout, compact=True)
         print(f"Host PIN: {pin}")
         print(f"Host devices stay logged in across restarts for a day (delete {data_dir / 'host.key'} "
               "to log every device out)", flush=True)

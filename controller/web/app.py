@@ -257,6 +257,21 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         return {"status": status, "history": history, "host": host,
                 "csrf": access.csrf_for(token) if host and token else None}
 
+    @app.get("/api/join")
+    def join(request: Request) -> dict[str, str]:
+        """The page's address for watchers' phones (the QR code on the host's screen shows it)."""
+        from controller.web.join import join_url
+
+        return {"url": join_url(request.url.scheme, request.headers.get("host"))}
+
+    @app.get("/api/join.svg")
+    def join_qr(request: Request) -> Response:
+        """The page's address as a QR code (SVG, drawn by segno)."""
+        from controller.web.join import join_url, qr_svg
+
+        return Response(qr_svg(join_url(request.url.scheme, request.headers.get("host"))),
+                        media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
     @app.get("/api/i18n")
     def i18n(request: Request, lang: str | None = None) -> JSONResponse:
         """The page's words in the browser's language (``Accept-Language``, or ``?lang=de``): {English: translation}."""

@@ -140,6 +140,7 @@ function stepOf(event) {
 
 function onEvent(event) {
   if (event.type === "hello") { scheduleRefresh(); return; }
+  if (event.type === "release_started" || event.type === "resolution") signal(event.type);
   if (event.type === "web_release_started") {
     S.releasing = { drop_id: event.drop_id, step: 0 }; S.showForm = false; renderBattle();
     return;
@@ -800,6 +801,7 @@ function renderHistory() {
 }
 
 function renderHost() {
+  $("join-open").hidden = !S.host;  // the QR code is shown on the host's screen
   const b = $("host-button");
   b.dataset.host = String(S.host);
   b.textContent = S.host ? "Host ✓" : "Host";
@@ -838,6 +840,52 @@ function setupHost() {
       const next = $("new-battle") || $("release") || $("confirm");
       if (next) next.scrollIntoView({ block: "center" });
     } catch (err) { $("pin-error").textContent = err.message; $("pin-error").hidden = false; }
+  });
+}
+
+// -- this device: dark theme, sound and vibration (opt-in), the QR code for watchers -----------------
+const PREFS = { dark: "tower-dark", signal: "tower-signal" };
+function pref(name) { try { return localStorage.getItem(PREFS[name]) === "on"; } catch (_) { return false; } }
+function setPref(name, on) { try { localStorage.setItem(PREFS[name], on ? "on" : "off"); } catch (_) { /* private mode */ } }
+
+function applyTheme() {
+  let dark = pref("dark");
+  try { if (localStorage.getItem(PREFS.dark) === null) dark = window.matchMedia("(prefers-color-scheme: dark)").matches; } catch (_) { /* */ }
+  document.documentElement.dataset.theme = dark ? "dark" : "light";
+  $("pref-dark").checked = dark;
+}
+
+// A short tone and a buzz when the funnel opens and when the result is in, on devices that opted in.
+let audio = null;
+function signal(kind) {
+  if (!pref("signal")) return;
+  const result = kind === "resolution";
+  if (navigator.vibrate) navigator.vibrate(result ? [80, 60, 80] : 120);
+  try {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.frequency.value = result ? 880 : 520;
+    gain.gain.setValueAtTime(0.15, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.35);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(); osc.stop(audio.currentTime + 0.35);
+  } catch (_) { /* no sound on this device: the vibration (or nothing) */ }
+  document.body.dataset.signal = kind;  // what was signalled last (tests read it)
+}
+
+function setupDevice() {
+  applyTheme();
+  $("pref-dark").addEventListener("change", (e) => { setPref("dark", e.target.checked); applyTheme(); });
+  $("pref-signal").checked = pref("signal");
+  $("pref-signal").addEventListener("change", (e) => {
+    setPref("signal", e.target.checked);
+    if (e.target.checked) signal("release_started");  // the tap that opts in also unlocks the sound
+  });
+  $("join-open").addEventListener("click", async () => {
+    $("join-qr").src = `/api/join.svg?t=${Date.now()}`;
+    try { $("join-url").textContent = (await api("/api/join")).url; } catch (_) { $("join-url").textContent = location.href; }
+    $("join-dialog").showModal();
   });
 }
 
@@ -884,4 +932,4 @@ async function loadLanguage() {
   }).observe(document.body, { subtree: true, childList: true, characterData: true });
 }
 
-document.addEventListener("DOMContentLoaded", async () => { await loadLanguage(); setupHost(); refresh(); connect(); });
+document.addEventListener("DOMContentLoaded", async () => { setupDevice(); await loadLanguage(); setupHost(); refresh(); connect(); });
