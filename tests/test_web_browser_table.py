@@ -50,6 +50,13 @@ def _plan_attack(page) -> None:  # type: ignore[no-untyped-def]
     page.click("#plan-submit")
 
 
+def _no_code_words(page) -> None:  # type: ignore[no-untyped-def]
+    """The page shows words: never a JavaScript or Python value (null, undefined, None, {'...)."""
+    text = page.inner_text("body")
+    for word in ("null", "undefined", "NaN", "[object", "None", "{'", "$."):
+        assert not re.search(rf"(^|\W){re.escape(word)}(\W|$)", text), f"{word!r} on the page:\n{text}"
+
+
 def _in_view(page, selector: str) -> bool:  # type: ignore[no-untyped-def]
     return bool(page.eval_on_selector(selector, "e => { const r = e.getBoundingClientRect(); "
                                                  "return r.top >= 0 && r.bottom <= window.innerHeight; }"))
@@ -116,6 +123,7 @@ def test_the_phone_layout_after_login_and_plan(browser, table) -> None:  # type:
         expect(page.locator("#release")).to_be_visible()
         top = page.eval_on_selector("#battle", "e => e.getBoundingClientRect().top")
         assert -1 <= top <= PHONE["height"] / 2, "the page stays scrolled past the funnel"
+        _no_code_words(page)
         expect(page.locator("#live")).to_be_visible()
         assert page.eval_on_selector("#live", "e => parseFloat(getComputedStyle(e).fontSize)") >= 10
 
@@ -140,6 +148,7 @@ def test_undo_and_the_games_end_on_the_page(browser, table) -> None:  # type: ig
         for page in (host, watcher):
             expect(page.locator("#game-end-title")).to_have_text("The game's end", timeout=20_000)
             expect(page.locator("#game-end")).to_contain_text("In the tower")
+            _no_code_words(page)
         summary = table.status()["ended"]["summary"]
         assert table.log()[-1]["kind"] == "session_end"
         if summary["wins"]:

@@ -230,15 +230,15 @@ function gameEndView(ended) {
   const sum = ended.summary || {};
   const wins = Object.entries(sum.wins || {}).sort((a, b) => b[1] - a[1]);
   const out = [h("h2", { id: "game-end-title", text: "The game's end" }),
-    h("p", { class: "summary", id: "game-end-text", text: `${plural((sum.battles || []).length, "battle", "battles")} in this game.` }),
+    h("p", { class: "summary", id: "game-end-text", text: `${plural((sum.battles || []).length, t("battle"), t("battles"))} ${t("in this game.")}` }),
     h("div", { class: "game-end", id: "game-end" },
       h("h3", { text: "Who won what" }),
-      wins.length ? h("ul", {}, wins.map(([who, n]) => h("li", { "data-winner": who }, `${cap(who)}: ${plural(n, "battle", "battles")}`)))
+      wins.length ? h("ul", {}, wins.map(([who, n]) => h("li", { "data-winner": who }, `${cap(t(who))}: ${plural(n, t("battle"), t("battles"))}`)))
         : h("p", { class: "muted", text: "No battle was won." }),
       h("h3", { text: "Armies lost" }), swatches(sum.armies_lost || {}),
       h("h3", { text: "In the tower" }), swatches(sum.tower || {}),
       h("h3", { text: "The battles" }),
-      h("ol", { class: "game-end-battles" }, (sum.battles || []).map((b) => h("li", { text: `${b.drop_id}. ${b.text}` }))))];
+      h("ul", { class: "game-end-battles" }, (sum.battles || []).map((b) => h("li", { "data-drop": b.drop_id, text: b.text }))))];
   if (S.host) {
     out.push(h("h3", { text: "A new game" }), newGameForm());
   } else {
@@ -272,7 +272,9 @@ function battleTitle(battle) {
 // Where the rulebooks are silent and the engine's decision shapes this battle (engine/decisions.py).
 function notesList(record) {
   const notes = (record && record.notes) || [];
-  return notes.length ? h("ul", { class: "notice notes", id: "notes" }, notes.map((n) => h("li", { text: n }))) : null;
+  // an empty fragment, not null: Element.append(null) would show the word "null" on the page
+  return notes.length ? h("ul", { class: "notice notes", id: "notes" }, notes.map((n) => h("li", { text: n })))
+    : document.createDocumentFragment();
 }
 
 // The round's immune players as {player: "A" | "B" | "both"} (older records keep a list: both).
@@ -837,8 +839,8 @@ function setupHost() {
     try {
       const res = await api("/api/host/login", { pin: $("pin-input").value });
       S.host = true; S.csrf = res.csrf; dialog.close(); toast("You are the host on this device."); await refresh();
-      const next = $("new-battle") || $("release") || $("confirm");
-      if (next) next.scrollIntoView({ block: "center" });
+      if ($("new-battle")) $("new-battle").scrollIntoView({ block: "nearest" });
+      else showTop("battle");
     } catch (err) { $("pin-error").textContent = err.message; $("pin-error").hidden = false; }
   });
 }
@@ -898,6 +900,7 @@ function t(s) { return T[s] || s; }
 
 function translateText(node) {
   const text = node.nodeValue;
+  if (T[text] && T[text] !== text) { node.nodeValue = T[text]; return; }  // "Event: ", trailing space and all
   const key = text.trim();
   if (key && T[key] && T[key] !== key) node.nodeValue = text.replace(key, T[key]);
 }
