@@ -114,7 +114,8 @@ class DropCycle:
     # -- the session -------------------------------------------------------------------------
     def new_session(self, players: list[str], emperors_court: bool = False, force: bool = False) -> dict[str, Any]:
         old = self.store.state()
-        if old is not None and not force and under_way(old):
+        in_flight = old is not None and old.get("drop") is not None and old["drop"]["phase"] != "resolved"
+        if old is not None and not force and not in_flight and under_way(old):  # a drop in flight says so below
             raise SessionError(
                 f"a game is under way (session {old['session_id']}: {', '.join(old['players'])}, "
                 f"{old['drops_done']} drop{'' if old['drops_done'] == 1 else 's'} done): end it first, or start a new "

@@ -23,13 +23,23 @@ def plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many if many is not None else one + 's')}"
 
 
-def counts_phrase(counts: Mapping[str, int] | None, empty: str = "nothing") -> str:
-    """``{"red": 2, "green": 1}`` -> ``"2 red and 1 green"`` in the palette's order; empty -> ``empty``."""
+def counts_phrase(counts: Mapping[str, int] | None, empty: str = "nothing", lang: str = "en") -> str:
+    """``{"red": 2, "green": 1}`` -> ``"2 red and 1 green"`` in the palette's order; empty -> ``empty``
+    (``lang="de"``: the colour names and the "and" from the German catalogue)."""
+    tr = _translator(lang)
     items = [(c, int(n)) for c, n in sorted((counts or {}).items(), key=lambda kv: _order(kv[0])) if n]
     if not items:
-        return empty
-    parts = [f"{n} {COLOUR_NAMES.get(c, c)}" for c, n in items]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        return tr(empty)
+    parts = [f"{n} {tr(COLOUR_NAMES.get(c, c))}" for c, n in items]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + tr(" and ") + parts[-1]
+
+
+def _translator(lang: str) -> Any:
+    if lang == "en":
+        return lambda text: text
+    from controller.i18n import gettext_for
+
+    return gettext_for(lang).gettext
 
 
 def difference_phrase(seen: Mapping[str, int], expected: Mapping[str, int]) -> str:
@@ -134,6 +144,8 @@ def round_phrase(rnd: Mapping[str, Any] | None) -> str:
 
 _PAGE_COMMANDS = (
     (re.compile(r"start one with `tower session new[^`]*`"), "start one with the host's New game button"),
+    (re.compile(r"acknowledges it: `tower log acknowledge[^`]*` \(or on the page\)"),
+     "acknowledges it with the page's Acknowledge button"),
     (re.compile(r"\s*\(`tower [^`]*`[^)]*\)"), ""),
     (re.compile(r"`tower [^`]*`"), "the host's buttons"),
     (re.compile(r"\s*with --force"), ""),

@@ -254,6 +254,13 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
             status, history = table.status(), table.history()
         except Exception as err:
             raise _table_error(err) from err
+        from controller.i18n import language_from_header
+        from controller.summary import localise
+
+        lang = language_from_header(request.headers.get("accept-language"))  # the page's language
+        if lang != "en":
+            status = {**status, "drop": localise(status.get("drop"), lang)}
+            history = [localise(view, lang) for view in history]
         return {"status": status, "history": history, "host": host,
                 "csrf": access.csrf_for(token) if host and token else None}
 

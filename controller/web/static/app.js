@@ -263,10 +263,11 @@ function battleTitle(battle) {
   if (!battle) return "Battle";
   const kind = (KINDS.find(([k]) => k === battle.battle) || [null, cap(battle.battle || "battle")])[1];
   if (battle.battle === "attack") {
-    return `${cap(battle.attacker)} attacks ${battle.defender ? cap(battle.defender) : "a neutral county"}`;
+    return tf("{attacker} attacks {defender}",
+      { attacker: cap(t(battle.attacker)), defender: battle.defender ? cap(t(battle.defender)) : t("a neutral county") });
   }
-  if (battle.battle === "revolt" || battle.battle === "winter_revolt") return `${kind} against ${cap(battle.defender)}`;
-  return kind;
+  if (battle.battle === "revolt" || battle.battle === "winter_revolt") return tf("{kind} against {defender}", { kind: t(kind), defender: cap(t(battle.defender)) });
+  return t(kind);
 }
 
 // Where the rulebooks are silent and the engine's decision shapes this battle (engine/decisions.py).
@@ -897,6 +898,7 @@ function setupDevice() {
 // added, so the render functions above stay in English and no string is translated twice.
 const T = {};
 function t(s) { return T[s] || s; }
+function tf(template, values) { return t(template).replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m)); }
 
 function translateText(node) {
   const text = node.nodeValue;
