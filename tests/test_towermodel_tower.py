@@ -54,7 +54,6 @@ def test_sampler_matches_the_stateful_two_chance_tower() -> None:
 def test_sampler_matches_the_stateful_shelves_tower() -> None:
     # Strong knocking so that the shelves' contents matter; the sampler splits them evenly.
     model = Shelves(p_pass=0.7, p_knock=0.2)
-    dropped = {"red": 5, "blue": 3}
     rng = random.Random(3)
     n = 3000
     total = np.zeros(2)
