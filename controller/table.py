@@ -77,6 +77,7 @@ def _build_cycle(cfg: Any, store: RecordStore, station: Any, reader: str) -> Dro
         hands = SimHands(sim)
     cycle = DropCycle(store, funnel=station.funnel, reader=tray_reader, board=getattr(station, "board", None),
                       sim=sim, hands=hands)
+    cycle.odds_model = cfg.station.odds_model
     return cycle
 
 
@@ -228,7 +229,7 @@ class Table:
         with self._lock:
             planned = self.cycle.plan(battle, check_tray=check_tray)
             return {"drop_id": planned["drop_id"], "battle": planned["battle"], "plan": planned["plan"],
-                    "assumed_deployed": planned["assumed_deployed"]}
+                    "assumed_deployed": planned["assumed_deployed"], "odds": planned["odds"]}
 
     def fill(self) -> dict[str, Any]:
         """Plan the initial fill (players and the Emperor's Court come from the session)."""
