@@ -91,3 +91,24 @@ def odds_before_drop(battle: dict[str, Any], model_name: str, records: list[Reco
 
 
 __all__ = ["ODDS_MODELS", "choose_model", "fitted_models", "model_from_json", "odds_before_drop", "station_logs"]
+
+
+def _side(colour: str) -> str:
+    return "the peasants" if colour == "green" else colour
+
+
+def describe_odds(odds: dict[str, Any] | None) -> list[str]:
+    """The odds in players' words, one line each (CLI; the web page words them alike)."""
+    if not odds:
+        return []
+    if "error" in odds:
+        return [odds["error"]]
+    how = "exact" if odds.get("method") == "exact" else f"simulated, {odds.get('samples', 0):,} drops"
+    a, d = _side(odds["attacker"]), _side(odds["defender"])
+    lines = [f"Odds before the drop ({odds['model']}, {how}): {a} wins {100 * odds['attacker_wins']:.1f} %, "
+             f"tie {100 * odds['tie']:.1f} %, {d} wins {100 * odds['defender_wins']:.1f} %",
+             f"Expected in the tray: {a} {odds['expected_in_tray']['attacker']:.1f}, "
+             f"{d} {odds['expected_in_tray']['defender']:.1f}"]
+    if odds.get("note"):
+        lines.append(odds["note"])
+    return lines
