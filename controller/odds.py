@@ -66,11 +66,11 @@ def choose_model(name: str, records: list[Record] | None = None, data_dir: Path 
         return named_model(name), name, None
     fits = fitted_models(records or [], data_dir)
     if not fits:
-        return named_model(FALLBACK), FALLBACK, f"no drops to fit yet: the odds use {FALLBACK}"
+        return named_model(FALLBACK), FALLBACK, f"no drops to fit yet: {FALLBACK} is used instead"
     best = fits[0]
     if not best.get("trusted", False):
         return (named_model(FALLBACK), FALLBACK,
-                f"the fit to {best['drops']} drops cannot be trusted yet: the odds use {FALLBACK}")
+                f"the fit to {best['drops']} drops cannot be trusted yet: {FALLBACK} is used instead")
     return model_from_json(best), f"fitted ({best['family']}, {best['drops']} drops)", None
 
 

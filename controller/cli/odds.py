@@ -74,6 +74,7 @@ def register(subparsers: Any) -> None:
     export.add_argument("--format", choices=("jsonl", "csv"), help="default: csv for a .csv file, else jsonl")
     _station(export)
     export.set_defaults(handler=_export)
+    register_report(subparsers)
 
 
 def _records(args: argparse.Namespace) -> tuple[list[Any], Any]:
@@ -183,4 +184,55 @@ def _export(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail(f"cannot write {args.drops}: {exc.strerror or exc}", "--drops")
     print(f"{len(entries)} drops written to {args.drops} ({form})", file=sys.stderr)
+    return 0
+
+
+def register_report(subparsers: Any) -> None:
+    report = subparsers.add_parser(
+        "report", help="the luck report of a game: who the tower favoured, the upsets, what it held back",
+        description="Per player, the cubes that came out of their battles against what the tower model fitted "
+                    "to this station expected, with an exact test of how unusual that is; the upsets (the least "
+                    "likely outcomes by the odds stored before each drop); the tower's retention. Plots are "
+                    "saved as PNG and SVG under <data_dir>/report/.")
+    report.add_argument("--session", type=int, metavar="ID", help="a past session (default: the current one)")
+    report.add_argument("--json", action="store_true", help="print the report as JSON")
+    _station(report)
+    report.set_defaults(handler=_report)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from controller.report import build_report
+
+    try:
+        records, path = _records(args)
+        report = build_report(records, path, args.session)
+    except ValueError as exc:
+        return _fail(str(exc))
+    if args.json:
+        _emit(report)
+        return 0
+    from rich.table import Table as RichTable
+
+    from controller.cli._render import colour_text, console
+
+    out = console()
+    model = report["model"]
+    params = ", ".join(f"{k} {v:.3g}" for k, v in model["params"].items())
+    out.print(f"[bold]Luck report, session {report['session']}[/] ({report['drops']} drops; tower model "
+              f"{model['name']}: {params})")
+    if report["model_note"]:
+        out.print(f"[yellow]{report['model_note']}[/]")
+    table = RichTable(show_header=True, header_style="bold")
+    for column in ("side", "battles", "cubes out", "expected", "difference", "p-value", "verdict"):
+        table.add_column(column)
+    for p in report["players"]:
+        table.add_row(colour_text(p["player"]), str(p["battles"]), str(p["came_out"]), f"{p['expected']:.1f}", f"{p['difference']:+.1f}",
+                      "—" if p["p_value"] is None else f"{p['p_value']:.3f}", p["verdict"] or "no battles")
+    out.print(table)
+    out.print(report["not_cheating"], style="dim")
+    for u in report["upsets"]:
+        out.print(f"upset: drop {u['drop_id']}, {u['attacker']} against {u['defender']}: "
+                  f"{u['outcome'].replace('_', ' ')} had a {100 * u['chance']:.1f} % chance ({u['model']})")
+    for key, rel in report["plots"].items():
+        out.print(f"plot ({key}): {path / rel}", style="dim")
     return 0
