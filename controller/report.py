@@ -56,6 +56,7 @@ def build_report(records: list[Record], data_dir: Path | None, session: int | No
 def draw_plots(report: dict[str, Any], folder: Path, stem: str) -> dict[str, str]:
     """Two figures, each as PNG and SVG: luck over the game per player, and the tower's contents."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, str] = {}
@@ -72,6 +73,7 @@ def draw_plots(report: dict[str, Any], folder: Path, stem: str) -> dict[str, str
                 linestyle="--" if colour == "green" else "-")
     ax.axhline(0, color="#6b5f52", linewidth=0.8)
     ax.set_xlabel("drop")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("cubes out minus expected")
     ax.set_title("Luck over the game: each side's cubes out of its battles, against the model")
     ax.legend(loc="best", fontsize="small", frameon=False)
@@ -89,6 +91,7 @@ def draw_plots(report: dict[str, Any], folder: Path, stem: str) -> dict[str, str
     ax.plot(xs, [r["inside_after"] for r in rows], color="#8c2f1b", marker="o", markersize=3,
             label="inside the tower after the drop")
     ax.set_xlabel("drop")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("cubes")
     ax.set_title("Retention: what the tower held back over the game")
     ax.legend(loc="upper right", fontsize="small", frameon=False)

@@ -231,6 +231,14 @@ class Table:
             return {"drop_id": planned["drop_id"], "battle": planned["battle"], "plan": planned["plan"],
                     "assumed_deployed": planned["assumed_deployed"], "odds": planned["odds"]}
 
+    def report(self, session: int | None = None) -> dict[str, Any]:
+        """The luck report of a session (default: the current one), plots drawn (controller/report.py)."""
+        from controller.report import build_report
+
+        with self._lock:
+            records = self.store.records()
+        return build_report(records, self.data_dir, session)
+
     def fill(self) -> dict[str, Any]:
         """Plan the initial fill (players and the Emperor's Court come from the session)."""
         return self.plan({"battle": "initial_fill"})
