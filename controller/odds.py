@@ -105,7 +105,8 @@ def describe_odds(odds: dict[str, Any] | None) -> list[str]:
         return [odds["error"]]
     how = "exact" if odds.get("method") == "exact" else f"simulated, {odds.get('samples', 0):,} drops"
     a, d = _side(odds["attacker"]), _side(odds["defender"])
-    lines = [f"Odds before the drop ({odds['model']}, {how}): {a} wins {100 * odds['attacker_wins']:.1f} %, "
+    win = "win" if a == "the peasants" else "wins"
+    lines = [f"Odds before the drop ({odds['model']}, {how}): {a} {win} {100 * odds['attacker_wins']:.1f} %, "
              f"tie {100 * odds['tie']:.1f} %, {d} wins {100 * odds['defender_wins']:.1f} %",
              f"Expected in the tray: {a} {odds['expected_in_tray']['attacker']:.1f}, "
              f"{d} {odds['expected_in_tray']['defender']:.1f}"]

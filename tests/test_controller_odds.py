@@ -71,3 +71,14 @@ def test_fitted_odds_fall_back_until_the_fit_can_be_trusted(tmp_path: Path) -> N
     assert reported == "spielbyweb" and note is not None
     assert (tmp_path / "fitted-model.json").exists()
     assert odds_before_drop({"battle": "initial_fill"}, "fitted") is None
+
+
+def test_the_odds_in_players_words() -> None:
+    from controller.odds import describe_odds
+
+    battle = {"battle": "revolt", "defender": "red", "defending_armies": 2, "revolt_markers": 2, "buildings": [],
+              "tray_before": {}, "tower_before": {"green": 1}}
+    lines = describe_odds(battle_odds(battle, named_model("spielbyweb"), "spielbyweb"))
+    assert lines[0].startswith("Odds before the drop (spielbyweb, exact): the peasants win")
+    assert "red wins" in lines[0] and lines[1].startswith("Expected in the tray: the peasants")
+    assert describe_odds(None) == [] and describe_odds({"error": "no odds: x"}) == ["no odds: x"]
