@@ -130,18 +130,24 @@ def _exact(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model:
 
 def _simulated(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: TowerModelParams,
                samples: int, seed: int) -> tuple[np.ndarray, float, float]:
-    fighters = [c for c in (sides.attacker, sides.defender, PEASANTS) if c is not None]
+    involved_peasants = sides.attacker is None or sides.allies or sides.defender is None
+    fighters = [c for c in (sides.attacker, sides.defender, PEASANTS if involved_peasants else None) if c is not None]
     fighters = list(dict.fromkeys(fighters))
-    others_dropped = sum(n for c, n in dropped.items() if c not in fighters)
-    others_inside = sum(n for c, n in inside.items() if c not in fighters)
-    d = np.array([dropped.get(c, 0) for c in fighters] + [others_dropped])
-    i = np.array([inside.get(c, 0) for c in fighters] + [others_inside])
-    out = sample_came_out(model, d, i, samples, np.random.default_rng(seed))
-    column = {c: out[:, k] for k, c in enumerate(fighters)}
+    groups = {c: (dropped.get(c, 0), inside.get(c, 0)) for c in fighters}
+    groups["others"] = (sum(n for c, n in dropped.items() if c not in fighters),
+                        sum(n for c, n in inside.items() if c not in fighters))
+    # A group with no cube at all cannot come out: leave it out of the simulation (it is faster).
+    drawn = [g for g, (d, i) in groups.items() if d + i > 0]
     zeros = np.zeros(samples, dtype=np.int64)
+    column = dict.fromkeys(groups, zeros)
+    if drawn:
+        out = sample_came_out(model, np.array([groups[g][0] for g in drawn]), np.array([groups[g][1] for g in drawn]),
+                              samples, np.random.default_rng(seed))
+        column.update({g: out[:, k] for k, g in enumerate(drawn)})
     att = column[sides.attacker] if sides.attacker is not None else zeros
     own = column[sides.defender] if sides.defender is not None else zeros
-    code, a_str, d_str = outcome_codes(sides, att, own, column[PEASANTS])
+    peasants = column[PEASANTS] if involved_peasants else zeros
+    code, a_str, d_str = outcome_codes(sides, att, own, peasants)
     return np.bincount(code, minlength=3).astype(float), float(a_str.mean()), float(d_str.mean())
 
 
