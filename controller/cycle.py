@@ -82,6 +82,7 @@ class DropCycle:
         self.hands = hands
         self.on_event = on_event or (lambda event: None)
         self.emptied: dict[str, int] | None = None  # what the simulated hands took out at the last new session
+        self.odds_model = "spielbyweb"  # the config's station.odds_model (controller/odds.py)
 
     # -- state --------------------------------------------------------------------------------
     @property
@@ -251,12 +252,21 @@ class DropCycle:
             payload["tray_check"] = {"vouched_by": vouched["who"], "when": vouched["when"]}
         else:
             payload["tray_check"] = "skipped"
+        odds = self._odds(data)  # before the release, so that the record shows what was expected
         drop_id = state["next_drop_id"]
         new = ses.apply_plan(deployed, drop_id, data, plan)
+        new["drop"]["odds"] = odds
         new.pop("tray_vouched", None)  # the host's word covers one plan, the tray it vouched for
-        self._commit("intent", {"battle": data, "plan": plan, "assumed_deployed": assumed, **payload}, new,
-                     drop_id=drop_id)
-        return {"drop_id": drop_id, "battle": data, "plan": plan, "assumed_deployed": assumed}
+        self._commit("intent", {"battle": data, "plan": plan, "assumed_deployed": assumed, "odds": odds, **payload},
+                     new, drop_id=drop_id)
+        return {"drop_id": drop_id, "battle": data, "plan": plan, "assumed_deployed": assumed, "odds": odds}
+
+    def _odds(self, data: dict[str, Any]) -> dict[str, Any] | None:
+        from controller.odds import odds_before_drop
+
+        fitted = self.odds_model == "fitted"
+        return odds_before_drop(data, self.odds_model, self.store.records() if fitted else None,
+                                self.store.data_dir if fitted else None)
 
     def cancel(self, drop_id: int) -> None:
         """Give up a planned drop before its release: the cubes go back where they came from."""
@@ -772,6 +782,7 @@ def _view(drop: dict[str, Any]) -> dict[str, Any]:
         "phase": drop["phase"],
         "battle": drop["battle"],
         "plan": drop["plan"],
+        "odds": drop.get("odds"),
         "reading": drop.get("reading"),
         "tray_after": drop.get("tray_after"),
         "image": images.get("raw"),
@@ -800,7 +811,7 @@ def closed_drop_view(store: RecordStore, drop_id: int) -> dict[str, Any]:
     for rec in records:
         p = rec.payload
         if rec.kind == "intent":
-            drop.update(battle=p["battle"], plan=p["plan"], funnel=p["plan"].get("drop", {}))
+            drop.update(battle=p["battle"], plan=p["plan"], funnel=p["plan"].get("drop", {}), odds=p.get("odds"))
         elif rec.kind == "reading":
             drop.update(reading=p["reading"], doubts=p["doubts"], needs_confirmation=bool(p["doubts"]),
                         reconciliation=p.get("reconciliation"), notes=p.get("notes", []),

@@ -119,6 +119,7 @@ def _build_cycle(cfg: Any, store: RecordStore, station: Any, reader: str) -> Dro
         hands = SimHands(sim)
     cycle = DropCycle(store, funnel=station.funnel, reader=tray_reader, board=getattr(station, "board", None),
                       sim=sim, hands=hands, beam_clump=cfg.board.beam_clump)
+    cycle.odds_model = cfg.station.odds_model
     return cycle
 
 
@@ -300,7 +301,15 @@ class Table:
         with self._lock:
             planned = self.cycle.plan(battle, check_tray=check_tray)
             return with_notes({"drop_id": planned["drop_id"], "battle": planned["battle"], "plan": planned["plan"],
-                               "assumed_deployed": planned["assumed_deployed"]})
+                               "assumed_deployed": planned["assumed_deployed"], "odds": planned["odds"]})
+
+    def report(self, session: int | None = None) -> dict[str, Any]:
+        """The luck report of a session (default: the current one), plots drawn (controller/report.py)."""
+        from controller.report import build_report
+
+        with self._lock:
+            records = self.store.records()
+        return build_report(records, self.data_dir, session)
 
     def fill(self) -> dict[str, Any]:
         """Plan the initial fill (players and the Emperor's Court come from the session)."""

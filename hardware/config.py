@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from hardware.errors import ConfigError
+from towermodel.models import NAMED_MODELS
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "default_sim.toml"
 
@@ -46,6 +47,8 @@ class StationSection:
     profile: str = _spec("", doc="colour profile file; empty: the synthetic profile (simulated camera)")
     settle_frames: int = _spec(3, lo=1, hi=100, doc="still frames in a row before the tray is read")
     settle_timeout_s: float = _spec(8.0, lo=0.1, hi=120.0, doc="give up waiting for a still tray")
+    odds_model: str = _spec("spielbyweb", choices=(*NAMED_MODELS, "fitted"),
+                            doc="the tower model of the odds before a drop; fitted: fitted to this station's drops")
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,10 @@ def plan_panel(planned: dict[str, Any]) -> Panel:
         if plan.get(key):
             table.add_row(counts_text(plan[key]), label)
     table.add_row(Text("all together", style="bold") + Text(": ") + counts_text(plan["drop"]), "")
-    extra = []
+    from controller.odds import describe_odds
+
+    extra = [Text(line, style="bold magenta" if k == 0 else "magenta")
+             for k, line in enumerate(describe_odds(planned.get("odds")))]
     if planned.get("assumed_deployed"):
         extra.append(Text(f"(taken as deployed from the supplies earlier: {counts_phrase(planned['assumed_deployed'])})",
                           style="dim"))

@@ -230,6 +230,17 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
     def index() -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
+    @app.get("/report", include_in_schema=False)
+    def report_page() -> FileResponse:
+        return FileResponse(STATIC_DIR / "report.html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/api/report")
+    def report(session: int | None = None) -> Any:
+        try:
+            return table.report(session)
+        except ValueError as err:  # no session yet, or no such session
+            raise ApiError(404, str(err)) from err
+
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> Response:
         return Response(status_code=204)

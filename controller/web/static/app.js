@@ -298,6 +298,7 @@ function funnelView(drop) {
       h("li", {}, h("span", { class: "label", text: "from the county" }), ...inline(plan.from_county)),
       h("li", {}, h("span", { class: "label", text: "all of the tray" }), ...inline(plan.from_tray))),
     notesList(drop),
+    ...oddsView(drop.odds),
   ];
   if (S.host) {
     parts.push(h("button", {
@@ -311,6 +312,37 @@ function funnelView(drop) {
     parts.push(h("p", { class: "notice", text: "Put these cubes into the funnel. The host releases them." }));
   }
   return parts;
+}
+
+// The odds computed before the release (controller/odds.py): a bar of the three outcomes, the
+// expected cubes in the tray, and the tower model they come from.
+function oddsView(odds) {
+  if (!odds) return [];
+  if (odds.error) return [h("p", { class: "muted", id: "odds", text: odds.error })];
+  const pct = (p) => `${(100 * Number(p)).toFixed(1)} %`;
+  const side = (c) => (c === "green" ? "Peasants" : cap(c));
+  const rows = [
+    ["attacker", `${side(odds.attacker)} wins`, odds.attacker_wins, colourClass(odds.attacker)],
+    ["tie", "Tie", odds.tie, "c-tie"],
+    ["defender", `${side(odds.defender)} wins`, odds.defender_wins, colourClass(odds.defender)],
+  ];
+  const how = odds.method === "exact" ? "exact" : `simulated, ${Number(odds.samples || 0).toLocaleString("en")} drops`;
+  const expected = odds.expected_in_tray || {};
+  return [h("section", { class: "odds", id: "odds" },
+    h("h3", { text: "Odds before the drop" }),
+    h("div", { class: "odds-bar", role: "img", "aria-label": rows.map(([, t, p]) => `${t} ${pct(p)}`).join(", ") },
+      rows.map(([k, , p, cls]) => {
+        // The CSP forbids style attributes; setting the width through the CSSOM is allowed.
+        const seg = h("span", { class: `seg ${cls}`, "data-side": k });
+        seg.style.width = `${(100 * Number(p)).toFixed(2)}%`;
+        return seg;
+      })),
+    h("ul", { class: "odds-list" }, rows.map(([k, t, p, cls]) =>
+      h("li", { "data-side": k }, h("span", { class: `dot ${cls}` }), h("span", { text: t }), h("strong", { text: pct(p) })))),
+    h("p", { class: "muted" }, `Expected in the tray: ${side(odds.attacker)} ${Number(expected.attacker).toFixed(1)}, `
+      + `${side(odds.defender)} ${Number(expected.defender).toFixed(1)}`),
+    h("p", { class: "muted", id: "odds-model", text: `Tower model: ${odds.model} (${how})` }),
+    odds.note ? h("p", { class: "notice", text: odds.note }) : null)];
 }
 
 function unknownReleaseView(drop) {
@@ -840,7 +872,7 @@ function setupHost() {
     try {
       const res = await api("/api/host/login", { pin: $("pin-input").value });
       S.host = true; S.csrf = res.csrf; dialog.close(); toast("You are the host on this device."); await refresh();
-      if ($("new-battle")) $("new-battle").scrollIntoView({ block: "nearest" });
+      if ($("new-battle")) $("new-battle").scrollIntoView({ block: "center" });
       else showTop("battle");
     } catch (err) { $("pin-error").textContent = err.message; $("pin-error").hidden = false; }
   });

@@ -1,0 +1,110 @@
+"""How long `tower odds` takes (issue 10, must-show 3): target at most 50 ms for any battle with up to
+45 cubes dropped and 40 inside the tower, exact or simulated.
+
+Battles are drawn with a fixed seed (attacks on players and on neutral counties, revolts, winter
+revolts; up to 45 cubes dropped, up to 40 inside), plus the largest case (45 dropped, 40 inside).
+Each is timed for the two two-chance models (exact), the shelves model (simulated, 40,000 drops)
+and spielbyweb simulated as well (the simulation's cost does not depend on the family much). Times
+are wall-clock on this machine, one battle after another, after one warm-up call.
+
+Run: ``.venv/bin/python bench/bench_odds.py``
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.api import plan  # noqa: E402
+from engine.errors import BattleInputError  # noqa: E402
+from towermodel.models import named_model  # noqa: E402
+from towermodel.odds import battle_odds  # noqa: E402
+
+PLAYERS = ("red", "blue", "yellow", "purple", "black")
+BATTLES = 60
+TARGET_MS = 50.0
+
+
+def _inside(rng: random.Random, total: int) -> dict[str, int]:
+    inside: dict[str, int] = {}
+    for _ in range(total):
+        colour = rng.choice((*PLAYERS, "green"))
+        if colour == "green" and inside.get("green", 0) >= 8:
+            colour = "red"
+        inside[colour] = inside.get(colour, 0) + 1
+    return inside
+
+
+def _battle(rng: random.Random) -> dict[str, Any]:
+    a, d, other = rng.sample(PLAYERS, 3)
+    kind = rng.choice(("attack", "attack", "revolt", "winter_revolt"))
+    tray = {other: rng.randint(0, 4), "green": rng.randint(0, 2)}
+    base: dict[str, Any] = {"tray_before": {c: n for c, n in tray.items() if n},
+                            "tower_before": _inside(rng, rng.randint(0, 40)), "buildings": []}
+    if kind == "attack":
+        neutral = rng.random() < 0.2
+        return {**base, "battle": "attack", "attacker": a, "attacking_armies": rng.randint(1, 25),
+                "defender": None if neutral else d, "defending_armies": 0 if neutral else rng.randint(0, 15),
+                "revolt_markers": 0 if neutral else rng.choice((0, 0, 1, 3))}
+    battle = {**base, "battle": kind, "defender": d, "defending_armies": rng.randint(0, 20),
+              "revolt_markers": rng.randint(1, 6)}
+    if kind == "winter_revolt":
+        battle["unsupplied_counties"] = rng.randint(1, 3)
+    return battle
+
+
+def battles() -> list[dict[str, Any]]:
+    rng = random.Random(10)
+    found: list[dict[str, Any]] = []
+    while len(found) < BATTLES:
+        battle = _battle(rng)
+        try:
+            dropped = sum(plan(battle)["drop"].values())
+        except BattleInputError:
+            continue
+        if dropped <= 45 and sum(battle["tower_before"].values()) <= 40:
+            found.append(battle)
+    largest = {"battle": "attack", "attacker": "blue", "attacking_armies": 25, "defender": "yellow",
+               "defending_armies": 12, "revolt_markers": 0, "buildings": [],
+               "bonus_tiles": {"attack_plus_one": "blue", "defence_plus_one": "yellow"},
+               "tray_before": {"red": 4, "green": 2},
+               "tower_before": {"blue": 10, "yellow": 10, "red": 8, "purple": 4, "green": 8}}
+    assert sum(plan(largest)["drop"].values()) == 45
+    return [largest, *found]
+
+
+def main() -> int:
+    cases = battles()
+    rows = []
+    worst = 0.0
+    for label, name, method in (("spielbyweb", "spielbyweb", "auto"),
+                                ("wallenstein-online", "wallenstein-online", "auto"),
+                                ("shelves", "shelves", "auto"),
+                                ("spielbyweb (simulated)", "spielbyweb", "simulated")):
+        model = named_model(name)
+        battle_odds(cases[0], model, name, method=method)  # warm-up (imports, caches)
+        times = []
+        used = ""
+        for battle in cases:
+            start = time.perf_counter()
+            used = battle_odds(battle, model, name, method=method)["method"]
+            times.append((time.perf_counter() - start) * 1000)
+        times.sort()
+        rows.append((label, used, statistics.median(times), times[int(0.95 * (len(times) - 1))], times[-1], times[0]))
+        worst = max(worst, times[-1])
+    print(f"{len(cases)} battles (the largest: 45 dropped, 40 inside), up to 45 cubes dropped and 40 inside")
+    print(f"{'model':<24} {'method':<10} {'median ms':>10} {'p95 ms':>8} {'max ms':>8}")
+    for label, used, med, p95, mx, _ in rows:
+        print(f"{label:<24} {used:<10} {med:>10.2f} {p95:>8.2f} {mx:>8.2f}")
+    print(f"worst {worst:.1f} ms, target {TARGET_MS:.0f} ms: {'met' if worst <= TARGET_MS else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""The luck report of a session (`tower report`, the web page's report): who the tower favoured, how
+unusual that was, the upsets, and how much the tower held back over the game.
+
+The figures come from :mod:`towermodel.luck` under the model fitted to this station's drops (the
+config's choice does not matter here: the report asks what this tower does), falling back to
+``spielbyweb`` while the fit cannot be trusted, and saying so. The plots are drawn with matplotlib
+(its object API, no global pyplot state, so the web server's threads do not share a figure) and
+saved as PNG (shown on the page) and SVG (for print) under ``<data_dir>/report/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from controller.droplog import current_session, log_entries
+from controller.odds import choose_model
+from controller.records import Record
+from towermodel.droplog import drops_from_lines
+from towermodel.luck import luck_report
+from towermodel.models import model_to_json
+
+NOT_CHEATING = ("Luck is not cheating. Among players whose cubes fall exactly as the model says, one in twenty "
+                "still gets p < 0.05 by chance; a small p-value means an unusual run, or a model that does not "
+                "fit this tower, never that anyone did anything.")
+
+SWATCH = {"red": "#c62828", "blue": "#1f5fbf", "yellow": "#e0b400", "purple": "#6f2a9a", "black": "#222222",
+          "green": "#2f8a3a"}
+
+
+def _players(records: list[Record], session: int) -> list[str]:
+    for rec in records:
+        if rec.kind == "session_new" and int(rec.payload["session_id"]) == session:
+            return list(rec.payload.get("players", []))
+    return []
+
+
+def build_report(records: list[Record], data_dir: Path | None, session: int | None = None, *,
+                 plots: bool = True) -> dict[str, Any]:
+    """The report of ``session`` (default: the current one); ValueError where there is none."""
+    wanted = current_session(records) if session is None else session
+    entries = log_entries(records, wanted)
+    assert wanted is not None
+    drops = drops_from_lines(entries)
+    model, name, note = choose_model("fitted", records, data_dir)
+    report = luck_report(model, drops, entries, _players(records, wanted))
+    report.update(session=wanted, model={"name": name, **model_to_json(model)}, model_note=note,
+                  not_cheating=NOT_CHEATING, plots={})
+    if plots and data_dir is not None and drops:
+        report["plots"] = draw_plots(report, data_dir / "report", f"session-{wanted}")
+        report["plots"] = {k: str(Path(v).relative_to(data_dir)) for k, v in report["plots"].items()}
+    report.pop("cumulative")
+    return report
+
+
+def draw_plots(report: dict[str, Any], folder: Path, stem: str) -> dict[str, str]:
+    """Two figures, each as PNG and SVG: luck over the game per player, and the tower's contents."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    folder.mkdir(parents=True, exist_ok=True)
+    written: dict[str, str] = {}
+
+    fig = Figure(figsize=(7, 3.6), dpi=120, layout="constrained")
+    ax = fig.add_subplot()
+    for colour, points in report["cumulative"].items():
+        if not points:
+            continue
+        xs = [0] + [i + 1 for i, _ in points]
+        ys = [0.0] + [d for _, d in points]
+        label = "peasants" if colour == "green" else colour
+        ax.plot(xs, ys, marker="o", markersize=3, color=SWATCH.get(colour, "#888"), label=label,
+                linestyle="--" if colour == "green" else "-")
+    ax.axhline(0, color="#6b5f52", linewidth=0.8)
+    ax.set_xlabel("drop")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel("cubes out minus expected")
+    ax.set_title("Luck over the game: each side's cubes out of its battles, against the model")
+    ax.legend(loc="best", fontsize="small", frameon=False)
+    for ext in ("png", "svg"):
+        path = folder / f"{stem}-luck.{ext}"
+        fig.savefig(path)
+        written[f"luck_{ext}"] = str(path)
+
+    fig = Figure(figsize=(7, 3.2), dpi=120, layout="constrained")
+    ax = fig.add_subplot()
+    rows = report["retention"]
+    xs = list(range(1, len(rows) + 1))
+    ax.bar(xs, [r["dropped"] for r in rows], color="#e2d6c2", label="thrown in")
+    ax.bar(xs, [r["came_out"] for r in rows], color="#b9ab96", width=0.5, label="came out")
+    ax.plot(xs, [r["inside_after"] for r in rows], color="#8c2f1b", marker="o", markersize=3,
+            label="inside the tower after the drop")
+    ax.set_xlabel("drop")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel("cubes")
+    ax.set_title("Retention: what the tower held back over the game")
+    ax.legend(loc="upper right", fontsize="small", frameon=False)
+    for ext in ("png", "svg"):
+        path = folder / f"{stem}-retention.{ext}"
+        fig.savefig(path)
+        written[f"retention_{ext}"] = str(path)
+    return written

@@ -1,0 +1,71 @@
+// The luck report page: renders /api/report (controller/report.py). Every text from the server goes in
+// through textContent, never as HTML.
+"use strict";
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+const COLOURS = ["red", "blue", "yellow", "purple", "black", "green"];
+const cap = (s) => String(s).charAt(0).toUpperCase() + String(s).slice(1);
+const side = (c) => (c === "green" ? "Peasants" : cap(c));
+const colourClass = (c) => (COLOURS.includes(c) ? `c-${c}` : "c-other");
+const OUTCOME = { attacker_wins: "the attacker won", tie: "a tie", defender_wins: "the defender won" };
+
+function render(r) {
+  const card = document.getElementById("report");
+  const params = Object.entries(r.model.params).map(([k, v]) => `${k} ${Number(v).toPrecision(3)}`).join(", ");
+  const rows = r.players.map((p) => h("tr", { "data-player": p.player },
+    h("td", {}, h("span", { class: `dot ${colourClass(p.player)}` }), side(p.player)),
+    h("td", { class: "num col-battles", text: p.battles }),
+    h("td", { class: "num", text: p.came_out }),
+    h("td", { class: "num", text: Number(p.expected).toFixed(1) }),
+    h("td", { class: "num", text: `${p.difference >= 0 ? "+" : ""}${Number(p.difference).toFixed(1)}` }),
+    h("td", { class: "num", text: p.p_value === null ? "—" : Number(p.p_value).toFixed(3) }),
+    h("td", { class: p.verdict && p.verdict.startsWith("unusually") ? "verdict unusual" : "verdict", text: p.verdict || "no battles" })));
+  const upsets = r.upsets.length
+    ? h("ol", { class: "upsets", id: "upsets" }, r.upsets.map((u) => h("li", {},
+      h("strong", { text: `Drop ${u.drop_id}: ` }),
+      `${side(u.attacker)} against ${side(u.defender)}, ${OUTCOME[u.outcome] || u.outcome}, with a `,
+      h("strong", { text: `${(100 * u.chance).toFixed(1)} %` }), ` chance (${u.model})`)))
+    : h("p", { class: "muted", text: "No battle with stored odds yet." });
+  const plot = (key, alt) => (r.plots[key] ? h("img", { class: "plot", src: `/data/${r.plots[key]}?v=${r.drops}`, alt }) : null);
+  card.replaceChildren(
+    h("div", { class: "battle-head" }, h("h2", { text: `Session ${r.session}` }), h("span", { class: "tag", text: `${r.drops} drops` })),
+    h("p", { class: "muted", id: "report-model", text: `Tower model: ${r.model.name} (${r.model.family}: ${params})` }),
+    r.model_note ? h("p", { class: "notice", text: r.model_note }) : null,
+    h("h3", { text: "Cubes out of each side's battles" }),
+    h("div", { class: "table-wrap" }, h("table", { class: "luck", id: "luck-table" },
+      h("thead", {}, h("tr", {}, [["Side"], ["Battles", "col-battles"], ["Out"], ["Exp."], ["Diff."], ["p"], ["Verdict"]]
+        .map(([t, cls]) => h("th", { class: cls || null, text: t })))),
+      h("tbody", {}, rows))),
+    h("p", { class: "notice", id: "not-cheating", text: r.not_cheating }),
+    plot("luck_png", "Each side's cubes out minus expected, drop by drop"),
+    h("h3", { text: "Upsets: the least likely outcomes" }),
+    upsets,
+    h("h3", { text: "Retention" }),
+    plot("retention_png", "Cubes thrown in, out, and inside the tower after each drop"));
+}
+
+async function load() {
+  const card = document.getElementById("report");
+  try {
+    const answer = await fetch("/api/report", { headers: { Accept: "application/json" } });
+    const body = await answer.json();
+    if (!answer.ok) { card.replaceChildren(h("h2", { text: "No report yet" }), h("p", { class: "muted", text: body.error || answer.statusText })); return; }
+    render(body);
+  } catch (err) {
+    card.replaceChildren(h("p", { class: "error", text: `The station did not answer: ${err}` }));
+  }
+}
+load();

@@ -1,0 +1,142 @@
+"""`tower odds` against an independent exact computation (issue 10, must-show 1).
+
+The reference enumerates every way each cube can fall (one Bernoulli per cube, no binomial formula,
+no convolution) and asks the engine's own ``resolve`` for the outcome of every tray that can come
+out; the odds must agree within 0.005 on at least ten battles of every kind under both two-chance
+models, and the simulated method must agree with the exact one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+import pytest
+
+from engine.api import plan, resolve
+from engine.errors import BattleInputError
+from towermodel.models import TwoChance, named_model
+from towermodel.odds import battle_odds
+
+PLAYERS = ("red", "blue", "yellow", "purple", "black")
+KINDS = ("attack", "revolt", "winter_revolt")
+TWO_CHANCE = ("spielbyweb", "wallenstein-online")
+
+
+def _small_battle(kind: str, rng: random.Random) -> dict[str, Any]:
+    a, d, bystander = rng.sample(PLAYERS, 3)
+    small = {c: rng.randint(0, 2) for c in (a, d, bystander, "green")}
+    tray = {c: rng.randint(0, 1) for c in (a, bystander, "green")}
+    if kind == "attack":
+        neutral = rng.random() < 0.3
+        battle: dict[str, Any] = {
+            "battle": "attack", "attacker": a, "attacking_armies": rng.randint(1, 3),
+            "defender": None if neutral else d, "defending_armies": 0 if neutral else rng.randint(0, 3),
+            "revolt_markers": 0 if neutral else rng.choice([0, 0, 1, 2]), "buildings": [],
+            "bonus_tiles": {"attack_plus_one": a if rng.random() < 0.3 else None,
+                            "defence_plus_one": None},
+        }
+    else:
+        battle = {"battle": kind, "defender": d, "defending_armies": rng.randint(0, 3),
+                  "revolt_markers": rng.randint(0 if kind == "winter_revolt" else 1, 2), "buildings": []}
+        if kind == "winter_revolt":
+            battle["unsupplied_counties"] = 1
+    battle["tray_before"] = {c: n for c, n in tray.items() if n}
+    battle["tower_before"] = {c: n for c, n in small.items() if n}
+    return battle
+
+
+def _battles(kind: str, n: int = 10) -> list[dict[str, Any]]:
+    rng = random.Random(f"odds-{kind}")
+    found: list[dict[str, Any]] = []
+    while len(found) < n:
+        battle = _small_battle(kind, rng)
+        try:
+            plan(battle)
+        except BattleInputError:
+            continue
+        found.append(battle)
+    return found
+
+
+def _per_cube_pmf(thrown: int, inside: int, model: TwoChance) -> list[float]:
+    """P(k of this colour come out), by enumerating each cube's fate."""
+    chances = [model.p_new] * thrown + [model.p_stuck] * inside
+    pmf = [0.0] * (len(chances) + 1)
+    for fates in itertools.product((False, True), repeat=len(chances)):
+        weight = 1.0
+        for out, p in zip(fates, chances, strict=True):
+            weight *= p if out else 1 - p
+        pmf[sum(fates)] += weight
+    return pmf
+
+
+def _reference(battle: dict[str, Any], models: list[TwoChance]) -> list[dict[str, float]]:
+    dropped = plan(battle)["drop"]
+    inside = battle["tower_before"]
+    colours = sorted(set(dropped) | set(inside))
+    pmfs = [{c: _per_cube_pmf(dropped.get(c, 0), inside.get(c, 0), m) for c in colours} for m in models]
+    totals = [{"attacker_wins": 0.0, "tie": 0.0, "defender_wins": 0.0} for _ in models]
+    ranges = [range(dropped.get(c, 0) + inside.get(c, 0) + 1) for c in colours]
+    for tray in itertools.product(*ranges):
+        outcome = resolve({**battle, "tray_after": dict(zip(colours, tray, strict=True))})["outcome"]
+        for total, pmf in zip(totals, pmfs, strict=True):
+            weight = 1.0
+            for c, k in zip(colours, tray, strict=True):
+                weight *= pmf[c][k]
+            total[outcome] += weight
+    return totals
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_exact_odds_equal_a_brute_force_enumeration(kind: str) -> None:
+    models = [named_model(name) for name in TWO_CHANCE]
+    for battle in _battles(kind):
+        references = _reference(battle, models)  # type: ignore[arg-type]
+        for name, model, ref in zip(TWO_CHANCE, models, references, strict=True):
+            odds = battle_odds(battle, model, name)
+            assert odds["method"] == "exact"
+            for key in ("attacker_wins", "tie", "defender_wins"):
+                assert odds[key] == pytest.approx(ref[key], abs=0.005), (battle, name, key)
+            assert odds["attacker_wins"] + odds["tie"] + odds["defender_wins"] == pytest.approx(1, abs=0.001)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_simulated_odds_agree_with_the_exact_ones(kind: str) -> None:
+    for battle in _battles(kind, n=4):
+        for name in TWO_CHANCE:
+            exact = battle_odds(battle, named_model(name), name)
+            simulated = battle_odds(battle, named_model(name), name, method="simulated")
+            assert simulated["method"] == "simulated" and simulated["samples"] >= 38_416
+            for key in ("attacker_wins", "tie", "defender_wins"):
+                assert simulated[key] == pytest.approx(exact[key], abs=0.01), (battle, name, key)
+            assert simulated["expected_in_tray"]["attacker"] == pytest.approx(
+                exact["expected_in_tray"]["attacker"], abs=0.05)
+
+
+def test_the_worked_example_with_an_empty_tower() -> None:
+    battle = {"battle": "attack", "attacker": "blue", "attacking_armies": 4, "defender": "yellow",
+              "defending_armies": 3, "revolt_markers": 0, "buildings": [], "tray_before": {}, "tower_before": {}}
+    odds = battle_odds(battle, named_model("spielbyweb"), "spielbyweb")
+    assert odds["expected_in_tray"] == {"attacker": pytest.approx(4 * 2 / 3, abs=0.01),
+                                        "defender": pytest.approx(3 * 2 / 3, abs=0.01)}
+    assert odds["attacker_wins"] > odds["defender_wins"]
+
+
+def test_shelves_odds_are_simulated_and_seeded() -> None:
+    battle = _battles("attack", n=1)[0]
+    first = battle_odds(battle, named_model("shelves"), "shelves")
+    assert first["method"] == "simulated" and first == battle_odds(battle, named_model("shelves"), "shelves")
+
+
+def test_invalid_input_names_the_field() -> None:
+    battle = _battles("revolt", n=1)[0]
+    del battle["tower_before"]
+    with pytest.raises(BattleInputError) as err:
+        battle_odds(battle, named_model("spielbyweb"), "spielbyweb")
+    assert err.value.field == "$.tower_before"
+    with pytest.raises(BattleInputError) as err:
+        battle_odds({"battle": "initial_fill", "players": ["red", "blue", "yellow"], "tray_before": {}, "tower_before": {}},
+                    named_model("spielbyweb"), "spielbyweb")
+    assert err.value.field == "$.battle"
