@@ -172,6 +172,30 @@ def test_most_random_64_byte_damage_is_refused(tray_dev: Path) -> None:
     assert refused >= 0.8 * trials
 
 
+def test_damage_the_decoder_cannot_see_is_never_a_trusted_wrong_count(tray_dev: Path) -> None:
+    """What decodes despite the damage reaches the counter: it must read the same counts as the
+    undamaged photo, or refuse, or doubt them (a trusted wrong count would decide a battle)."""
+    from calibration.tray_dev import calibration_profile
+    from vision.counter import TrayCounter
+
+    counter = TrayCounter(calibration_profile(tray_dev))
+    rng = random.Random(0)
+    photos = sorted((tray_dev / "test").glob("*.jpg"))
+    clean = {p: counter.count(read_image(p)).cubes for p in photos}
+    decoded = 0
+    for i in range(60):
+        photo = photos[i % len(photos)]
+        try:
+            frame = decode_image(_damage(photo.read_bytes(), rng))
+        except UnreadableImage:
+            continue
+        decoded += 1
+        reading = counter.count(frame)
+        if reading.usable and reading.cubes != clean[photo]:
+            assert not reading.trusted, f"{photo.name}: damaged, read {reading.cubes} and trusted"
+    assert decoded > 0  # the decoder let some damage through: this test saw the counter judge it
+
+
 # -- tower count on a batch of bad frames ----------------------------------------------------------------
 def test_tower_count_reports_each_bad_frame_and_goes_on(
         tray_dev: Path, profile_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
