@@ -57,7 +57,10 @@ def summarise(state: dict[str, Any], records: list[Any]) -> dict[str, Any]:
             if gone > 0:
                 lost[colour] = lost.get(colour, 0) + gone
         rows.append({"drop_id": drop_id, "kind": battle.get("battle"), "winner": winner,
-                     "text": battle_summary(battle, result)})
+                     "text": battle_summary(battle, result),
+                     # enough to say it again in another language (``controller.summary.localise``)
+                     "sides": {k: battle.get(k) for k in ("battle", "attacker", "defender")},
+                     "score": {k: result.get(k) for k in ("outcome", "attacker_in_tray", "defender_in_tray")}})
     kinds: dict[str, int] = {}
     for row in rows:
         kinds[str(row["kind"])] = kinds.get(str(row["kind"]), 0) + 1

@@ -96,6 +96,15 @@ def instructions(battle: dict[str, Any], result: dict[str, Any], lang: str = "en
     return out
 
 
+def localise_ended(ended: Any, lang: str) -> Any:
+    """The game's end (``status()["ended"]``) with each battle's sentence in ``lang``."""
+    if lang == "en" or not isinstance(ended, dict) or not isinstance(ended.get("summary"), dict):
+        return ended
+    rows = [{**row, "text": summary(row["sides"], row["score"], lang)} if row.get("sides") and row.get("score") else row
+            for row in ended["summary"].get("battles", [])]
+    return {**ended, "summary": {**ended["summary"], "battles": rows}}
+
+
 def localise(view: Any, lang: str) -> Any:
     """A drop view (``Table.drop``, ``status()["drop"]``, a history item) with its summary and
     instructions in ``lang`` (the page's language); English views are returned as they are."""

@@ -102,6 +102,10 @@ def test_the_game_ends_with_a_summary_kept_in_the_records(tmp_path: Path) -> Non
         record = table.log()[-1]
         assert record["kind"] == "session_end" and record["payload"]["summary"] == summary
         assert table.status()["ended"]["who"] == "anna"
+        from controller.summary import localise_ended
+
+        german = localise_ended(table.status()["ended"], "de")["summary"]["battles"]
+        assert all(" gegen " in row["text"] and "in der Schale" in row["text"] for row in german)
         with pytest.raises(SessionError, match="has ended"):
             table.plan(ATTACK)
         table.new_session(["red", "blue", "yellow"])  # no --force needed after the end

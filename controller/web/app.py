@@ -266,11 +266,12 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         except Exception as err:
             raise _table_error(err) from err
         from controller.i18n import language_from_header
-        from controller.summary import localise
+        from controller.summary import localise, localise_ended
 
         lang = language_from_header(request.headers.get("accept-language"))  # the page's language
         if lang != "en":
-            status = {**status, "drop": localise(status.get("drop"), lang)}
+            status = {**status, "drop": localise(status.get("drop"), lang),
+                      "ended": localise_ended(status.get("ended"), lang)}
             history = [localise(view, lang) for view in history]
         return {"status": status, "history": history, "host": host,
                 "csrf": access.csrf_for(token) if host and token else None}
