@@ -97,6 +97,10 @@ class DropCycle:
 
     def _commit(self, kind: str, payload: dict[str, Any], state: dict[str, Any], drop_id: int | None = None,
                 images: dict[str, Any] | None = None) -> None:
+        if kind in UNDOABLE and payload.get("performed", True):
+            state = _with_undo(self.store.state(), state, kind, payload)
+        elif kind == "intent":  # a battle ends what can be undone: its cubes fell on the state before it
+            state = {k: v for k, v in state.items() if k != "undo"}
         self.store.append(kind, payload, drop_id=drop_id, images=images, state=state)
         self.on_event({"type": kind, "drop_id": drop_id,
                        "phase": (state.get("drop") or {}).get("phase") if drop_id is not None else None})
@@ -109,8 +113,14 @@ class DropCycle:
         return drop
 
     # -- the session -------------------------------------------------------------------------
-    def new_session(self, players: list[str], emperors_court: bool = False) -> dict[str, Any]:
+    def new_session(self, players: list[str], emperors_court: bool = False, force: bool = False) -> dict[str, Any]:
         old = self.store.state()
+        in_flight = old is not None and old.get("drop") is not None and old["drop"]["phase"] != "resolved"
+        if old is not None and not force and not in_flight and under_way(old):  # a drop in flight says so below
+            raise SessionError(
+                f"a game is under way (session {old['session_id']}: {', '.join(old['players'])}, "
+                f"{old['drops_done']} drop{'' if old['drops_done'] == 1 else 's'} done): end it first, or start a new "
+                "one anyway with --force (the records keep the old game)")
         if old is not None and old.get("drop") is not None and old["drop"]["phase"] == "resolved":
             # the last battle is over; its clean-up is the emptying that the new session asks for
             self._commit("cleaned", {"tray": None, "why": "a new session: the tray is emptied"},
@@ -218,6 +228,8 @@ class DropCycle:
 
     def plan(self, battle: dict[str, Any], *, check_tray: bool = True) -> dict[str, Any]:
         state = self.state
+        if state.get("ended"):
+            raise SessionError(f"session {state['session_id']} has ended: start a new game for more battles")
         if state["drop"] is not None and state["drop"]["phase"] == "resolved":
             self._close_or_raise()
             state = self.state
@@ -229,6 +241,7 @@ class DropCycle:
         data = self.battle_input(deployed, battle)
         if data.get("battle") == "initial_fill" and self.hands is not None:
             self.hands.empty_station()  # after a crash between `session new` and its emptying
+        plan = _engine().plan(data)  # refuse bad input before photographing the tray: check first, then look
         vouched = _vouched(state)
         payload: dict[str, Any] = {}
         if check_tray and vouched is None:
@@ -239,7 +252,6 @@ class DropCycle:
             payload["tray_check"] = {"vouched_by": vouched["who"], "when": vouched["when"]}
         else:
             payload["tray_check"] = "skipped"
-        plan = _engine().plan(data)
         odds = self._odds(data)  # before the release, so that the record shows what was expected
         drop_id = state["next_drop_id"]
         new = ses.apply_plan(deployed, drop_id, data, plan)
@@ -421,7 +433,7 @@ class DropCycle:
         bad = {c: n for c, n in counts.items() if c not in ses.colours(state) and n}
         if bad or any((not isinstance(n, int)) or n < 0 for n in counts.values()):
             raise SessionError(f"a correction gives whole numbers >= 0 for the session's colours "
-                               f"({', '.join(ses.colours(state))}), got {counts}")
+                               f"({', '.join(ses.colours(state))}), got {ses.given_counts(counts)}")
         before = drop.get("tray_after") or drop.get("reading", {}).get("cubes", {})
         if drop["phase"] == "resolved":
             state = _undo_resolution(state)
@@ -494,6 +506,8 @@ class DropCycle:
             self._close_or_raise()
             state = self.state
         new, performed, why = ses.court_convert(state, player, cubes)
+        if performed:
+            _carry_vouched(state, new, "court_convert")
         self._commit("court_convert", {"player": player, "cubes": cubes, "performed": performed, "why": why},
                      new if performed else state)
         if performed and self.hands is not None:
@@ -527,7 +541,7 @@ class DropCycle:
             self.hands.fill_tray(new["tray"])
         payload = {"player": player, "armies": armies, "placed": placed, "source": source, "card": card,
                    "who": who, "when": time.time(), "tray": new["tray"]}
-        new.pop("tray_vouched", None)
+        _carry_vouched(state, new, "tray_placement")
         self._commit("tray_placement", payload, new)
         short = f" (the supply held only {placed})" if placed < armies else ""
         return {**payload, "supply": new["supply"].get(player, 0),
@@ -577,6 +591,60 @@ class DropCycle:
             return {"usable": False, "reason": str(exc)}
         return {"usable": bool(obs.usable), "seen": clean(obs.cubes), "reason": obs.reason}
 
+    # -- undo and the game's end -------------------------------------------------------------------
+    def undo(self, who: str) -> dict[str, Any]:
+        """Undo the last between-battle action (a round's settings, a deployment, a court conversion or
+        return, armies placed into the tray, favor card #4, a wrong new session): the state goes back
+        to what it was before it, and an ``undo`` record says so. Nothing is erased: the undone record
+        stays in the log, and the undo is one more record, like a correction. A battle cannot be
+        undone (its cubes fell): correct its reading instead."""
+        if not who or not str(who).strip():
+            raise SessionError("say who undoes it")
+        state = self.state
+        stack = list(state.get("undo") or [])
+        if state["drop"] is not None and state["drop"]["phase"] != "resolved":
+            raise DropError(f"drop {state['drop']['drop_id']} is in flight: finish it first")
+        if not stack:
+            raise SessionError("there is nothing to undo since the last battle (a battle itself is never undone: "
+                               "correct its reading instead)")
+        last = stack.pop()
+        restored = {**last["before"], "undo": stack}
+        if last["kind"] == "session_new":  # the old game comes back; drop ids stay unique
+            restored["next_drop_id"] = max(restored["next_drop_id"], state["next_drop_id"])
+        else:  # a resolved drop waiting for its clean-up (or cleaned since) stays as it is
+            for key in ("drop", "drops_done", "next_drop_id"):
+                restored[key] = state[key]
+        payload = {"who": who, "when": time.time(), "undoes": last["kind"], "text": f"undone: {last['text']}"}
+        self.store.append("undo", payload, state=restored)
+        self.on_event({"type": "undo", "drop_id": None, "phase": None})
+        if self.hands is not None and restored.get("drop") is None:
+            self.hands.clear_tray(restored["tray"])  # the simulated hands put the tray back as it was
+            self.hands.fill_tray(restored["tray"])
+        return {**payload, "message": payload["text"]}
+
+    def end_session(self, who: str) -> dict[str, Any]:
+        """The game ends: a summary (battles, who won what, armies lost, the tower's contents) is
+        recorded as ``session_end`` and kept in the state for the page. A resolved drop still
+        waiting for the tray to be cleared is closed first; one in flight must be finished."""
+        from controller.game_end import summarise
+
+        state = self.state
+        if state.get("ended"):
+            raise SessionError(f"session {state['session_id']} has ended already")
+        drop = state["drop"]
+        if drop is not None and drop["phase"] == "resolved":
+            self._commit("cleaned", {"tray": None, "why": "the game ends"}, ses.finish_drop(state),
+                         drop_id=drop["drop_id"])
+            state = self.state
+        elif drop is not None:
+            raise DropError(f"drop {drop['drop_id']} is still in flight (phase {drop['phase']}): finish it first")
+        summary = summarise(state, self.store.records())
+        new = {k: v for k, v in state.items() if k != "undo"}
+        new["ended"] = {"who": who, "when": time.time(), "summary": summary}
+        self._commit("session_end", {"who": who, "session_id": state["session_id"], "summary": summary,
+                                     "text": summary["text"]}, new)
+        return new["ended"]
+
     # -- views -------------------------------------------------------------------------------------
     def drop_view(self, drop_id: int) -> dict[str, Any]:
         """A drop as the facade returns it (the drop in flight, or a closed one from the records)."""
@@ -593,6 +661,42 @@ def _vouched(state: dict[str, Any]) -> dict[str, Any] | None:
     if vouched is None or clean(vouched["tray"]) != clean(state["tray"]):
         return None
     return vouched
+
+
+UNDOABLE = ("round", "parry_card", "deploy", "court_convert", "court_return", "tray_placement", "session_new")
+"""Between-battle actions that ``DropCycle.undo`` can take back (never a drop's own records)."""
+
+UNDO_DEPTH = 20
+
+
+def _with_undo(old: dict[str, Any] | None, new: dict[str, Any], kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """``new`` with the state before this action pushed onto its undo stack (the first session has no
+    state before it, so it cannot be undone)."""
+    from controller.wording import action_phrase
+
+    if old is None:
+        return new
+    before = {k: v for k, v in old.items() if k != "undo"}
+    stack = [] if kind == "session_new" else list(old.get("undo") or [])
+    entry = {"kind": kind, "text": action_phrase(kind, payload), "before": before}
+    return {**new, "undo": [*stack, entry][-UNDO_DEPTH:]}
+
+
+def under_way(state: dict[str, Any]) -> bool:
+    """A game someone would miss: the tower was filled or a drop planned, and it was not ended."""
+    return not state.get("ended") and (bool(state.get("filled")) or state.get("drop") is not None
+                                       or int(state.get("drops_done", 0)) > 0)
+
+
+def _carry_vouched(state: dict[str, Any], new: dict[str, Any], why: str) -> None:
+    """The host's word on the tray survives a change the station itself made to it (a court
+    conversion, armies a card placed): the tray it vouched for, plus that known change, is still
+    vouched for. Without a word in force there is nothing to carry."""
+    vouched = _vouched(state)
+    if vouched is None:
+        new.pop("tray_vouched", None)
+        return
+    new["tray_vouched"] = {**vouched, "tray": clean(new["tray"]), "carried_over": why}
 
 
 def _reading_counts(drop: dict[str, Any]) -> dict[str, int]:
@@ -657,14 +761,15 @@ def finish_hint(drop: dict[str, Any]) -> str:
 
 
 def _mismatch_text(check: dict[str, Any]) -> str:
+    """In words, without a command: the CLI adds its commands, the page shows the host's buttons."""
+    from controller.wording import counts_phrase, difference_phrase
+
     if not check["usable"]:
         return f"the tray cannot be read before the battle: {check['reason']}"
-    extra = add(check["seen"], check["expected"], -1)
-    parts = [f"{n:+d} {c}" for c, n in sorted(extra.items())]
     return ("the tray does not hold what the session expects (expected "
-            f"{check['expected'] or 'nothing'}, seen {check['seen'] or 'nothing'}: {', '.join(parts)}); "
-            "clear it before the next battle, or, where the camera misreads it, the host vouches for the tray "
-            "(`tower tray confirm` or `tower tray set COLOUR=N ...`, or the host's buttons on the web page)")
+            f"{counts_phrase(check['expected'])}, seen {counts_phrase(check['seen'])}: "
+            f"{difference_phrase(check['seen'], check['expected'])}); "
+            "clear it before the next battle, or, where the camera misreads it, the host vouches for the tray")
 
 
 def _view(drop: dict[str, Any]) -> dict[str, Any]:
@@ -689,6 +794,9 @@ def _view(drop: dict[str, Any]) -> dict[str, Any]:
         "question": ((drop.get("reconciliation") or {}).get("question") or {}) if drop.get("needs_confirmation") else {},
         "notes": drop.get("notes", []),
         "corrections": drop.get("corrections", []),
+        # what the tray held as the battle was resolved: the host's correction where there is one
+        "tray_read": (drop["corrections"][-1]["after"] if drop.get("corrections")
+                      else drop.get("tray_after") or (drop.get("reading") or {}).get("cubes")),
         "summary": summary(drop["battle"], result) if result else None,
         "instructions": instructions(drop["battle"], result) if result else [],
     }

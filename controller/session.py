@@ -20,6 +20,7 @@ import copy
 import time
 from typing import Any
 
+from controller.wording import plural
 from engine import counts as count_maps
 from engine.colours import CUBES_PER_PLAYER, PEASANT_CUBES, PEASANTS, PLAYER_COLOURS, cubes_in_game
 from engine.court import COURTIERS_PER_PLAYER
@@ -48,6 +49,15 @@ def add(a: dict[str, int], b: dict[str, int], sign: int = 1) -> Counts:
     return count_maps.add(a, b) if sign == 1 else count_maps.subtract(a, b)
 
 
+def _armies(n: int) -> str:
+    return plural(n, "army", "armies")
+
+
+def given_counts(counts: dict[str, Any]) -> str:
+    """Counts as the person gave them, in words (``red=3, pink=1``), never a Python dict."""
+    return ", ".join(f"{c}={n}" for c, n in counts.items()) or "nothing"
+
+
 def total_of(colour: str) -> int:
     return cubes_in_game(colour)
 
@@ -58,7 +68,7 @@ def new_state(players: list[str], emperors_court: bool, session_id: int = 1) -> 
         raise SessionError(f"a game of Wallenstein is for 3 to 5 players, not {len(players)}")
     unknown = [p for p in players if p not in PLAYER_COLOURS]
     if unknown:
-        raise SessionError(f"unknown player colour {unknown[0]!r}: choose from {', '.join(PLAYER_COLOURS)}")
+        raise SessionError(f"unknown player colour \"{unknown[0]}\": choose from {', '.join(PLAYER_COLOURS)}")
     if len(set(players)) != len(players):
         raise SessionError("each player colour can be taken only once")
     supply = {p: CUBES_PER_PLAYER for p in players}
@@ -176,9 +186,9 @@ def deploy(state: dict[str, Any], player: str, armies: int) -> dict[str, Any]:
     check_player(state, player, "player")
     new = copy.deepcopy(state)
     if armies > 0 and state["supply"].get(player, 0) < armies:
-        raise SessionError(f"{player} has only {state['supply'].get(player, 0)} armies in supply, not {armies}")
+        raise SessionError(f"{player} has only {_armies(state['supply'].get(player, 0))} in supply, not {armies}")
     if armies < 0 and state["board"].get(player, 0) < -armies:
-        raise SessionError(f"{player} has only {state['board'].get(player, 0)} armies on the map, not {-armies}")
+        raise SessionError(f"{player} has only {_armies(state['board'].get(player, 0))} on the map, not {-armies}")
     new["supply"] = add(state["supply"], {player: armies}, -1)
     new["board"] = add(state["board"], {player: armies})
     new["supply"].setdefault(player, 0)
@@ -364,12 +374,13 @@ def set_tray(state: dict[str, Any], counts: dict[str, int]) -> tuple[dict[str, A
     bad = {c: n for c, n in counts.items() if c not in colours(state) and n}
     if bad or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in counts.values()):
         raise SessionError(f"the tray's counts are whole numbers >= 0 for the session's colours "
-                           f"({', '.join(colours(state))}), got {counts}")
+                           f"({', '.join(colours(state))}), got {given_counts(counts)}")
     moved = add(clean(counts), state["tray"], -1)
     short = {c: n for c, n in moved.items() if n > state["supply"].get(c, 0)}
     if short:
         raise SessionError("the tray cannot hold that many: " + ", ".join(
-            f"{c} has only {state['supply'].get(c, 0)} cubes in supply, {n} more than expected lie in the tray"
+            f"{c} has only {plural(state['supply'].get(c, 0), 'cube')} in supply, {n} more than expected "
+            f"{'lies' if n == 1 else 'lie'} in the tray"
             for c, n in short.items()))
     new = copy.deepcopy(state)
     new["supply"] = add(state["supply"], moved, -1)

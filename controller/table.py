@@ -230,12 +230,12 @@ class Table:
 
     # -- the session -------------------------------------------------------------------------------
     @_writes
-    def new_session(self, players: list[str], emperors_court: bool = False) -> dict[str, Any]:
+    def new_session(self, players: list[str], emperors_court: bool = False, force: bool = False) -> dict[str, Any]:
         """A new game. Its record says the tower, the tray and the funnel must be emptied before the
         initial fill (the ledger starts from an empty tower); on a simulated station the simulated
         hands empty them, and ``emptied`` says what they took out (None at a real table)."""
         with self._lock:
-            self.cycle.new_session(players, emperors_court)
+            self.cycle.new_session(players, emperors_court, force)
             return {**self.status(), "emptied": self.cycle.emptied}
 
     @_writes
@@ -280,6 +280,9 @@ class Table:
                 "drop": with_notes(self.cycle.drop_view(drop["drop_id"])) if drop else None,
                 "drops_done": state["drops_done"],
                 "conservation": ses.conservation(state),
+                # the game's end (``tower session end``) and the between-battle action an undo takes back
+                "ended": state.get("ended"),
+                "undo": (state.get("undo") or [{}])[-1].get("text") if state.get("undo") else None,
                 "records": self.records_health(),
             }
 
@@ -405,6 +408,18 @@ class Table:
         supplies, and the next plan trusts it. Recorded as ``tray_corrected``."""
         with self._lock:
             return self.cycle.tray_override(counts, who, note)
+
+    @_writes
+    def undo(self, who: str) -> dict[str, Any]:
+        """Take back the last between-battle action (recorded as an ``undo``; nothing is erased)."""
+        with self._lock:
+            return self.cycle.undo(who)
+
+    @_writes
+    def end_session(self, who: str) -> dict[str, Any]:
+        """The game's end: its summary, recorded as ``session_end``."""
+        with self._lock:
+            return self.cycle.end_session(who)
 
     # -- records -----------------------------------------------------------------------------------
     def drop(self, drop_id: int) -> dict[str, Any]:

@@ -62,9 +62,9 @@ def convert_from_tray(
         raise ValueError(f"{player!r} is not a player colour: only players convert armies into courtiers")
     in_tray = get(tray, player)
     if in_tray < armies:
-        return Conversion(False, 0, 0, f"only {in_tray} {player} cubes lie in the tray"), nonzero(tray)
+        return Conversion(False, 0, 0, f"only {in_tray} {player} cube{'' if in_tray == 1 else 's'} {'lies' if in_tray == 1 else 'lie'} in the tray"), nonzero(tray)
     if courtiers_in_supply < armies:
-        return Conversion(False, 0, 0, f"{player} has only {courtiers_in_supply} courtiers left"), nonzero(tray)
+        return Conversion(False, 0, 0, f"{player} has only {courtiers_in_supply} courtier{'' if courtiers_in_supply == 1 else 's'} left"), nonzero(tray)
     return Conversion(True, armies, armies), add(tray, {player: -armies})
 
 
@@ -80,5 +80,5 @@ def convert_from_county(
     if county_armies - armies < 1:
         return Conversion(False, 0, 0, f"the county has {county_armies} armies and one must stay"), county_armies
     if courtiers_in_supply < armies:
-        return Conversion(False, 0, 0, f"only {courtiers_in_supply} courtiers are left"), county_armies
+        return Conversion(False, 0, 0, f"only {courtiers_in_supply} courtier{' is' if courtiers_in_supply == 1 else 's are'} left"), county_armies
     return Conversion(True, armies, armies), county_armies - armies

@@ -74,7 +74,8 @@ def tray_placement_note(player: str, wanted: int, placed: int) -> str | None:
 
 
 def _shortfall_note(short: Shortfall) -> str:
-    cubes = "peasants" if short.colour == PEASANTS else "armies"
+    one = short.wanted == 1
+    cubes = ("peasant" if one else "peasants") if short.colour == PEASANTS else ("army" if one else "armies")
     where = _supply_name(short.colour)
     why = (f"{where} is empty" if short.cause == "supply"
            else f"{where} is empty: the box's other {short.colour} cubes are in the tower, the tray or the counties")

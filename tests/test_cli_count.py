@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,8 @@ def profile_path(tray_dev: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 
 def _count(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "controller", "count", *args],
-                          capture_output=True, text=True, cwd=REPO, timeout=300)
+                          capture_output=True, text=True, cwd=REPO, timeout=300,
+                          env={**os.environ, "COLUMNS": "200"})  # the table's width, as a wide terminal
 
 
 def test_one_line_per_image_in_order_and_unreadable_ones_reported(
@@ -64,3 +66,23 @@ def test_a_bad_profile_is_exit_two_with_the_reason(tray_dev: Path, tmp_path: Pat
     proc = _count(str(tray_dev / "test" / "t0038.jpg"), "--profile", str(bad), "--json")
     assert proc.returncode == 2
     assert "not a colour profile" in proc.stderr and proc.stdout == ""
+
+
+def test_the_default_is_a_table_for_people(tray_dev: Path, profile_path: Path) -> None:
+    proc = _count(str(tray_dev / "test" / "t0038.jpg"), "--profile", str(profile_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "confidence" in proc.stdout and "t0038.jpg" in proc.stdout
+    assert not proc.stdout.lstrip().startswith("{")  # not the JSON lines
+    truth = json.loads((tray_dev / "test" / "t0038.json").read_text())
+    colour, n = next((c, n) for c, n in truth["visible_cubes"].items() if n)
+    assert f"{n} {colour}" in proc.stdout
+
+
+def test_annotate_onto_an_existing_file_is_refused_in_words(tray_dev: Path, profile_path: Path,
+                                                           tmp_path: Path) -> None:
+    existing = tmp_path / "out.png"
+    existing.write_bytes(b"keep me")
+    proc = _count(str(tray_dev / "test" / "t0038.jpg"), "--profile", str(profile_path), "--annotate", str(existing))
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "a file is in the way" in proc.stderr
+    assert existing.read_bytes() == b"keep me"

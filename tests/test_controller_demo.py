@@ -25,6 +25,7 @@ def test_one_round_of_the_demo_on_the_simulated_station(tmp_path: Path, capsys: 
     for text in ("Initial fill", "attacks blue's county", "neutral county", "Revolt against", "Winter revolt",
                  "Emperor's Court", "tower log verify: ok"):
         assert text in out, text
+    assert "into the funnel" not in out and len(out.splitlines()) < 40  # compact: one line per drop
     photos = {p.name.split("-")[1] for p in (data / "images").glob("drop-*-annotated.jpg")}
     assert photos >= {f"{n:06d}" for n in range(1, 6)}  # the fill and four battles
     # a second demo never plays into a folder that holds a game
@@ -39,3 +40,9 @@ def test_a_missing_config_is_a_clear_error_not_a_traceback(tmp_path: Path,
     assert code == 2
     assert "nowhere.toml: no such configuration file" in out
     assert not (tmp_path / "demo" / "records.sqlite3").exists()
+
+
+def test_the_verbose_demo_shows_every_plan_in_full(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["demo", "--rounds", "0", "--verbose", "--data-dir", str(tmp_path / "demo")])
+    out = capsys.readouterr().out
+    assert code == 0 and "into the funnel" in out and "tray read" in out

@@ -90,7 +90,7 @@ def test_no_colour_is_dropped_beyond_the_box() -> None:
               "bonus_tiles": {"attack_plus_one": "red", "defence_plus_one": None}, "tray_after": {"red": 60}}
     code, out, stderr = tower("plan", battle)
     assert code == 0 and out["drop"]["red"] == 62 and out["from_supply"] == {}
-    assert "only 0 of 1 armies could be added" in stderr and "rulebooks are silent" in stderr
+    assert "only 0 of 1 army could be added" in stderr and "rulebooks are silent" in stderr
     # the tile's army is added where the box still has a red cube outside tower, tray and counties
     code, out, _ = tower("plan", {**battle, "attacking_armies": 61, "tower_before": {}})
     assert code == 0 and out["from_supply"] == {"red": 1}
@@ -132,7 +132,7 @@ def test_a_named_empty_supply_leaves_the_extra_out_and_says_so() -> None:
               "supply": {"blue": 50, "green": 0}}
     code, out, stderr = tower("plan", battle)
     assert code == 0 and out["from_supply"] == {}
-    assert "the peasants defending a neutral county: only 0 of 1 peasants could be added" in stderr
+    assert "the peasants defending a neutral county: only 0 of 1 peasant could be added" in stderr
     # a colour the battle does not draw on need not be named
     code, _out, _ = tower("plan", {**ATTACK, "supply": {}})
     assert code == 0

@@ -133,7 +133,7 @@ def test_a_malformed_correction_is_a_clear_error(tmp_path: Path, capsys: pytest.
     _run(capsys, "session", "new", "--players", "red,blue,yellow", *d)
     code = main(["correct", "1", "blue=x", "--who", "anna", *d])
     err = capsys.readouterr().err
-    assert code == 2 and "expected COLOUR=N" in err and "'blue=x'" in err
+    assert code == 2 and "expected COLOUR=N" in err and '"blue=x"' in err
 
 
 @pytest.mark.parametrize("players", ["red", "red,blue", "red,blue,yellow,purple,black,red"])

@@ -89,7 +89,7 @@ def test_the_session_names_every_colour_of_the_supply_and_an_empty_one_adds_noth
     planned = table.plan(neutral)
     assert planned["battle"]["supply"]["green"] == 0
     assert "green" not in planned["plan"]["from_supply"]
-    assert any("only 0 of 1 peasants could be added" in n and "rulebooks are silent" in n for n in planned["notes"])
+    assert any("only 0 of 1 peasant could be added" in n and "rulebooks are silent" in n for n in planned["notes"])
     table.cancel(planned["drop_id"])
 
 
@@ -164,7 +164,7 @@ def test_the_commands_take_the_action_the_immune_cards_and_card_4(tmp_path: Path
     assert _run(capsys, "fill", *d)[0] == 0
     for p in ("red", "blue", "yellow"):
         assert _run(capsys, "session", "deploy", "--player", p, "--armies", "15", *d)[0] == 0
-    code, out, _ = _run(capsys, "session", "round", "--immune", "yellow=a,red", *d)
+    code, out, _ = _run(capsys, "session", "round", "--immune", "yellow=a,red", "--json", *d)
     assert code == 0 and json.loads(out)["immune"] == {"red": "both", "yellow": "A"}
     attack = ["battle", "attack", "--attacker", "blue", "--armies", "4", "--defender", "yellow", "--defending", "3", *d]
     code, _out, err = _run(capsys, *attack)

@@ -54,7 +54,7 @@ def profile_path(tray_dev: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 
 
 def _count(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict[str, Any]], str]:
-    code = main(["count", *argv])
+    code = main(["count", *argv, "--json"])  # the JSON lines (the default is a table for people)
     captured = capsys.readouterr()
     return code, [json.loads(line) for line in captured.out.splitlines()], captured.err
 

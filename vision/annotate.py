@@ -42,10 +42,11 @@ def annotate(frame_bgr: np.ndarray, reading: TrayReading) -> np.ndarray:
         if det.kind == "courtier":
             (ex, ey), r = cv2.minEnclosingCircle(pts)
             cv2.circle(out, (int(ex), int(ey)), int(r) + 3, (255, 255, 255), thick, cv2.LINE_AA)
-        if label:
-            cv2.putText(out, label, (int(cx) - 6, int(cy) + 6), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
-                        (255, 255, 255), thick + 2, cv2.LINE_AA)
-            cv2.putText(out, label, (int(cx) - 6, int(cy) + 6), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
+        if label:  # black on a white disc: readable on every cube colour, black cubes included
+            font = max(0.6 * scale, out.shape[1] / 40.0 / 22.0)  # legible when the photo is phone-sized
+            (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font, thick)
+            cv2.circle(out, (int(cx), int(cy)), int(max(tw, th) * 0.8) + 2, (255, 255, 255), -1, cv2.LINE_AA)
+            cv2.putText(out, label, (int(cx) - tw // 2, int(cy) + th // 2), cv2.FONT_HERSHEY_SIMPLEX, font,
                         (0, 0, 0), thick, cv2.LINE_AA)
     for det in reading.detections:
         if det.doubt and len(det.outline) >= 2:
@@ -56,11 +57,45 @@ def annotate(frame_bgr: np.ndarray, reading: TrayReading) -> np.ndarray:
         header = f"conf {reading.confidence:.2f}: " + (", ".join(parts) or "empty tray")
     else:
         header = f"UNUSABLE: {reading.reason}"
-    y = int(28 * scale)
-    cv2.putText(out, header, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (0, 0, 0), thick + 3, cv2.LINE_AA)
-    cv2.putText(out, header, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale,
-                (255, 255, 255) if reading.usable else (80, 80, 255), thick, cv2.LINE_AA)
+    # The caption is read on a phone, where the photo is shown a few hundred pixels wide: its size
+    # follows the photo's width (about 1/28 of it), and it wraps instead of running off the edge.
+    font = max(0.7 * scale, out.shape[1] / 28.0 / 22.0)
+    weight = max(thick, int(round(font * 2)))
+    y = 0
+    for line in caption_lines(header, out.shape[1] - 20, font, weight):
+        (_, th), base = cv2.getTextSize(line, cv2.FONT_HERSHEY_SIMPLEX, font, weight)
+        y += th + base + 4
+        cv2.putText(out, line, (10, y), cv2.FONT_HERSHEY_SIMPLEX, font, (0, 0, 0), weight + 3, cv2.LINE_AA)
+        cv2.putText(out, line, (10, y), cv2.FONT_HERSHEY_SIMPLEX, font,
+                    (255, 255, 255) if reading.usable else (80, 80, 255), weight, cv2.LINE_AA)
     return out
+
+
+def caption_lines(text: str, width_px: int, font_scale: float, thickness: int) -> list[str]:
+    """``text`` broken at spaces into lines no wider than ``width_px`` (a single word too long for a
+    line is cut into pieces that fit), so that no caption is cut off at the photo's edge."""
+    def fits(candidate: str) -> bool:
+        return cv2.getTextSize(candidate, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)[0][0] <= width_px
+
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        candidate = f"{current} {word}".strip()
+        if fits(candidate):
+            current = candidate
+            continue
+        if current:
+            lines.append(current)
+        while not fits(word) and len(word) > 1:
+            cut = len(word) - 1
+            while cut > 1 and not fits(word[:cut]):
+                cut -= 1
+            lines.append(word[:cut])
+            word = word[cut:]
+        current = word
+    if current:
+        lines.append(current)
+    return lines
 
 
 _DOUBT_INK = (0, 200, 255)  # amber (BGR): stands out on every cube colour and on the grey tray

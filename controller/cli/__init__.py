@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
@@ -24,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
             "calibrate the camera, check the hardware, and run a game session at the table."
         ),
     )
+    parser.add_argument("--version", action="version", version=f"tower {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="<command>")
     subparsers.required = True
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
@@ -35,6 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
             register(subparsers)
     _describe(parser)
     return parser
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("wallenstein-tower")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
 
 
 def _describe(parser: argparse.ArgumentParser) -> None:
@@ -61,6 +71,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `tower log --json | head`: the reader has all it wanted
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that the interpreter's final flush is silent too
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,6 +13,7 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from controller.wording import counts_phrase, plural
 from engine.colours import PALETTE
 
 SWATCH = {"red": "red", "blue": "blue", "yellow": "yellow", "purple": "magenta", "black": "bright_black",
@@ -21,7 +22,9 @@ ORDER = PALETTE  # the engine's palette order, so tables list colours as its out
 
 
 def colour_text(colour: str, n: int | None = None) -> Text:
-    label = colour if n is None else f"{n} {colour}"
+    from controller.i18n import _
+
+    label = _(colour) if n is None else f"{n} {_(colour)}"
     return Text("■ ", style=SWATCH.get(colour, "white")) + Text(label)
 
 
@@ -45,8 +48,9 @@ def battle_title(battle: dict[str, Any]) -> str:
         target = "a neutral county" if battle.get("defender") is None else f"{battle['defender']}'s county"
         return f"{battle['attacker']} attacks {target} with {battle['attacking_armies']}"
     if kind == "revolt":
-        return f"Revolt against {battle['defender']} ({battle.get('revolt_markers', 0)} revolt markers)"
-    return f"Winter revolt against {battle['defender']} ({battle.get('unsupplied_counties')} unsupplied counties)"
+        return f"Revolt against {battle['defender']} ({plural(battle.get('revolt_markers') or 0, 'revolt marker')})"
+    return (f"Winter revolt against {battle['defender']} "
+            f"({plural(battle.get('unsupplied_counties') or 0, 'unsupplied county', 'unsupplied counties')})")
 
 
 def plan_panel(planned: dict[str, Any]) -> Panel:
@@ -63,7 +67,8 @@ def plan_panel(planned: dict[str, Any]) -> Panel:
     extra = [Text(line, style="bold magenta" if k == 0 else "magenta")
              for k, line in enumerate(describe_odds(planned.get("odds")))]
     if planned.get("assumed_deployed"):
-        extra.append(Text(f"(taken as deployed from supply earlier: {planned['assumed_deployed']})", style="dim"))
+        extra.append(Text(f"(taken as deployed from the supplies earlier: {counts_phrase(planned['assumed_deployed'])})",
+                          style="dim"))
     return Panel(Group(table, *extra), title=f"Drop {planned['drop_id']}: {battle_title(planned['battle'])}",
                  border_style="cyan")
 
@@ -102,13 +107,15 @@ def result_panel(view: dict[str, Any]) -> Panel:
 
 
 def status_table(status: dict[str, Any]) -> RichTable:
+    from controller.i18n import _
+
     session = status.get("session")
-    table = RichTable(title="Where every cube is" if session else "No session", header_style="bold")
+    table = RichTable(title=_("Where every cube is") if session else _("No session"), header_style="bold")
     if not session:
         return table
-    table.add_column("colour")
+    table.add_column(_("colour"))
     for col in ("supply", "map", "tray", "tower", "in flight", "total", "courtiers"):
-        table.add_column(col, justify="right")
+        table.add_column(_(col), justify="right")
     cons = status["conservation"]
     for colour in [*session["players"], "green"]:
         row = cons[colour]
@@ -124,31 +131,66 @@ def log_table(records: list[dict[str, Any]]) -> RichTable:
     table = RichTable(header_style="bold")
     for col in ("#", "time", "drop", "record", "details"):
         table.add_column(col)
+    battles: dict[int, dict[str, Any]] = {}
     for rec in records:
         try:
             when = dt.datetime.fromtimestamp(rec["ts"], tz=dt.UTC).strftime("%H:%M:%S")
         except (TypeError, ValueError, OverflowError, OSError):  # an edited time: shown, never a traceback
             when = f"?{str(rec['ts'])[:12]}"
+        if rec["kind"] == "intent" and rec["drop_id"] is not None and isinstance(rec["payload"], dict):
+            battles[rec["drop_id"]] = rec["payload"].get("battle") or {}
         try:
-            detail = _record_detail(rec["kind"], rec["payload"])
-        except (KeyError, TypeError, AttributeError, IndexError):  # a hand-edited payload
-            detail = str(rec["payload"])[:80]
-        table.add_row(str(rec["seq"]), when, "" if rec["drop_id"] is None else str(rec["drop_id"]), rec["kind"], detail)
+            detail = record_phrase(rec, battles.get(rec["drop_id"]) if rec["drop_id"] is not None else None)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError):  # a hand-edited payload
+            detail = "(a payload this version cannot read)"
+        table.add_row(str(rec["seq"]), when, "" if rec["drop_id"] is None else str(rec["drop_id"]),
+                      str(rec["kind"]).replace("_", " "), detail)
     return table
 
 
-def _record_detail(kind: str, p: dict[str, Any]) -> str:
+def record_phrase(rec: dict[str, Any], battle: dict[str, Any] | None = None) -> str:
+    """One record in words (``tower log``): what happened, never the payload's Python form."""
+    from controller.summary import summary
+
+    p, kind = rec["payload"], rec["kind"]
     if kind == "intent":
-        detail = battle_title(p["battle"])
-    elif kind == "reading":
-        detail = f"{p['reading']['cubes']}" + (" (doubted)" if p["doubts"] else "")
-    elif kind == "resolution":
-        detail = f"{p['result'].get('outcome')}"
-    elif kind == "correction":
-        detail = f"by {p['who']}: {p['before']} -> {p['after']}"
-    else:
-        detail = ", ".join(f"{k}={v}" for k, v in p.items())[:80]
-    return detail
+        return battle_title(p["battle"])
+    if kind == "reading":
+        return f"read {counts_phrase(p['reading']['cubes'])}" + (" (doubted)" if p.get("doubts") else "")
+    if kind == "resolution":
+        return summary(battle or {}, p["result"]) if battle else str(p["result"].get("outcome", "")).replace("_", " ")
+    if kind == "correction":
+        return f"by {p['who']}: {counts_phrase(p['before'])} -> {counts_phrase(p['after'])}"
+    if kind == "session_new":
+        return (f"session {p.get('session_id')}: {', '.join(p.get('players', []))}"
+                + (" with the Emperor's Court" if p.get("emperors_court") else ""))
+    if kind == "session_end":
+        return str(p.get("text") or "the game ends")
+    if kind == "round":
+        from controller.wording import round_phrase
+
+        return round_phrase(p)
+    if kind == "deploy":
+        return f"{p.get('player')} deploys {plural(int(p.get('armies', 0)), 'army', 'armies')}"
+    if kind == "court_convert":
+        return str(p.get("why", ""))
+    if kind == "court_return":
+        return f"{p.get('player')} takes {plural(int(p.get('courtiers', 0)), 'courtier')} back"
+    if kind == "tray_placement":
+        return f"{p.get('player')} places {plural(int(p.get('placed', 0)), 'army', 'armies')} into the tray"
+    if kind in ("tray_confirmed", "tray_corrected"):
+        return f"{p.get('who')} vouches: the tray holds {counts_phrase(p.get('after'))}"
+    if kind == "parry_card":
+        return f"{p.get('player')} keeps favor card #4" if p.get("player") else "nobody keeps favor card #4"
+    if kind == "undo":
+        return str(p.get("text") or "undone")
+    if kind == "cleaned":
+        return "the tray is cleared" + (f" (vouched for by {p['vouched_by']})" if p.get("vouched_by") else "")
+    words = []
+    for key, value in p.items():
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            words.append(f"{key.replace('_', ' ')} {value}")
+    return ", ".join(words)[:80]
 
 
 def console() -> Console:

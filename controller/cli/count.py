@@ -1,8 +1,10 @@
-"""`tower count`: read tray photos with a colour profile, one JSON line per image.
+"""`tower count`: read tray photos with a colour profile; a table for people, JSON lines with ``--json``.
 
 The work is in :mod:`vision.batch` and :mod:`vision.counter`; this module parses, calls and prints.
-Exit 0 when every image could be read, 1 when any could not (those still get a line, usable
-false with the reason), 2 for a bad profile.
+By default one table row per image (counts in words); ``--json`` prints one JSON object per image
+per line instead (the fixed contract used to judge the counter). Exit 0 when every image could be
+read, 1 when any could not (those still get a row or a line, usable false with the reason), 2 for
+a bad profile or an ``--annotate`` path that is not a directory.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ def register(subparsers: Any) -> None:
         "count",
         help="count the cubes and courtiers in tray photos",
         description="Count cubes per colour and courtier pawns in one or more photos of the tray, "
-        "using a colour profile from `tower calibrate colours`. Prints one JSON object per image "
-        "per line. Exit 1 if any image was unreadable, 2 if the profile is bad.",
+        "using a colour profile from `tower calibrate colours`. Prints a table, or with --json one JSON "
+        "object per image per line. Exit 1 if any image was unreadable, 2 if the profile is bad.",
     )
     parser.add_argument("images", nargs="+", metavar="IMG", help="photos of the tray (JPEG or PNG)")
     parser.add_argument("--profile", required=True, type=Path, help="colour profile JSON")
-    parser.add_argument("--json", action="store_true", help="one JSON object per line (the default output)")
-    parser.add_argument("--annotate", type=Path, metavar="DIR", help="also write annotated images here")
+    parser.add_argument("--json", action="store_true", help="one JSON object per image per line instead of a table")
+    parser.add_argument("--annotate", type=Path, metavar="DIR",
+                        help="also write annotated images into this directory (made if missing)")
     parser.set_defaults(handler=_run)
 
 
@@ -50,10 +53,36 @@ def _run(args: argparse.Namespace) -> int:
             return 2
     counter = TrayCounter(profile)
     any_unreadable = False
+    rows = []
     for result in count_files(counter, args.images, args.annotate):
         any_unreadable |= result.unreadable or result.write_error is not None
         if result.write_error:
             print(f"tower count: {result.write_error}", file=sys.stderr)
-        sys.stdout.write(json.dumps(result.to_json()) + "\n")
-        sys.stdout.flush()
+        if args.json:
+            sys.stdout.write(json.dumps(result.to_json()) + "\n")
+            sys.stdout.flush()
+        else:
+            rows.append(result)
+    if not args.json:
+        _print_table(rows)
     return 1 if any_unreadable else 0
+
+
+def _print_table(results: list[Any]) -> None:
+    """One row per image: what was read, in words (``--json`` gives the numbers for programs)."""
+    from rich.table import Table
+
+    from controller.cli._render import console, counts_text
+    from controller.wording import counts_phrase
+
+    table = Table(header_style="bold")
+    for column in ("image", "cubes", "courtiers", "confidence", "note"):
+        table.add_column(column)
+    for result in results:
+        data = result.to_json()
+        if not data["usable"]:
+            table.add_row(str(result.path), "—", "—", "", f"unusable: {data['reason']}")
+            continue
+        table.add_row(str(result.path), counts_text(data["cubes"]), counts_phrase(data["courtiers"], empty="none"),
+                      f"{data['confidence']:.2f}", f"annotated: {result.annotated}" if result.annotated else "")
+    console().print(table)

@@ -1,7 +1,8 @@
 """`tower demo`: a scripted game on the simulated station, every step shown as it happens.
 
 The game itself is ``controller.demo_game``; this module opens a fresh data directory, runs it on a
-``Table`` and renders each stage with rich (progress, the plan, the reading and the outcome).
+``Table`` and renders each stage with rich: by default one line per drop (what was fought, how it
+ended) under a progress bar; with ``--verbose`` every plan, reading and outcome in full.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--data-dir", default=None,
                         help="where records and photos go (default: a new folder under ./tower-demo/)")
     parser.add_argument("--config", default=None, help="station config (default: the simulated station)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="show every plan, reading and outcome in full (default: one line per drop)")
     parser.set_defaults(handler=_run)
 
 
@@ -30,8 +33,9 @@ def _run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from controller import demo_game
-    from controller.cli._render import console, plan_panel, result_panel, status_table
+    from controller.cli._render import battle_title, console, plan_panel, result_panel, status_table
     from controller.table import Table
+    from controller.wording import plural, round_phrase
 
     out = console()
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
@@ -62,21 +66,32 @@ def _run(args: argparse.Namespace) -> int:
             def on_step(stage: str, step: Any, info: dict[str, Any]) -> None:
                 p = progress.console
                 if stage == "round":
-                    tiles = {k: v for k, v in info["bonus_tiles"].items() if v}
-                    p.rule(f"{step.title}: event {info['event'] or 'none'}"
-                           + (f", bonus tiles {tiles}" if tiles else ""), align="left")
+                    if args.verbose:
+                        p.rule(f"{step.title}: {round_phrase(info)}", align="left")
+                    else:
+                        p.print(f"[bold]{step.title}[/]: {round_phrase(info)}", highlight=False)
                 elif stage == "planned":
-                    p.print(plan_panel(info))
+                    if args.verbose:
+                        p.print(plan_panel(info))
                     progress.update(task, description=f"drop {info['drop_id']}: release, settle, count")
                 elif stage == "doubt":
-                    p.print(result_panel(info))
-                    p.print("[yellow]the demo's host confirms the reading after looking at the photo[/]")
+                    if args.verbose:
+                        p.print(result_panel(info))
+                        p.print("[yellow]the demo's host confirms the reading after looking at the photo[/]")
+                    else:
+                        p.print(f"  [yellow]drop {info['drop_id']}: the reading was doubted; the demo's host "
+                                "confirms it after looking at the photo[/]")
                 elif stage == "resolved":
-                    p.print(result_panel(info))
+                    if args.verbose:
+                        p.print(result_panel(info))
+                    else:
+                        p.print(f"  drop {info['drop_id']}: {battle_title(info['battle'])}: {info.get('summary') or ''}",
+                                highlight=False)
                     progress.advance(task)
                     spinner["drops"] = spinner.get("drops", 0) + 1
                 elif stage == "court":
-                    returned = f" (after sending {info['returned']} courtiers home)" if info.get("returned") else ""
+                    returned = (f" (after sending {plural(info['returned'], 'courtier')} home)"
+                                if info.get("returned") else "")
                     colour = "green" if info["performed"] else "yellow"
                     p.print(f"[bold]{step.title}[/]: [{colour}]{info['message']}{returned}[/]")
                     progress.advance(task)

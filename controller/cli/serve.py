@@ -34,6 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _serve(args: argparse.Namespace) -> int:
     import logging
 
+    import segno
+
     from controller.table import Table
     from controller.web.access import HostAccess, generate_pin, validate_pin
     from controller.web.app import create_app
@@ -56,14 +58,23 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     try:
         data_dir = Path(args.data_dir or table.data_dir)
-        app = create_app(table, data_dir, HostAccess(pin), allowed_hosts=args.allow_host, listen_host=args.host)
+        access = HostAccess(pin, key_file=data_dir / "host.key")  # the host stays logged in across restarts
+        app = create_app(table, data_dir, access, allowed_hosts=args.allow_host, listen_host=args.host)
         shown = "localhost" if args.host in ("0.0.0.0", "::") else args.host
         print(f"Serving the table on http://{shown}:{args.port}/ (listening on {args.host})")
         from controller.web.guard import machine_names
 
         names = sorted(machine_names(args.host) | set(args.allow_host))
         print(f"Answering requests sent to: {', '.join(names)} (more with --allow-host NAME)")
-        print(f"Host PIN: {pin}", flush=True)
+        from controller.web.join import join_url
+
+        port_shown = f"{'localhost' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}"
+        watch = join_url("http", port_shown)
+        print(f"Watchers join at {watch}:")
+        segno.make(watch, error="m").terminal(out=sys.stdout, compact=True)
+        print(f"Host PIN: {pin}")
+        print(f"Host devices stay logged in across restarts for a day (delete {data_dir / 'host.key'} "
+              "to log every device out)", flush=True)
         # Under systemd (Type=notify, WatchdogSec): READY now that the devices are open, then
         # WATCHDOG pings only while they stay healthy (docs/raspberry-pi.md). A no-op elsewhere.
         from hardware.watchdog import ServiceWatchdog, station_health_checks

@@ -12,6 +12,8 @@ import json
 import sys
 from typing import Any
 
+from controller.wording import CLI_ATTACK, CLI_COUNTY
+
 EXIT_REFUSED = 2
 
 
@@ -21,7 +23,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _players(text: str) -> list[str]:
-    return [p.strip() for p in text.split(",") if p.strip()]
+    return [p.strip().lower() for p in text.split(",") if p.strip()]
+
+
+def _colour(text: str) -> str:
+    """A player colour as typed: ``Red`` and ``red`` are the same player."""
+    return text.strip().lower()
 
 
 def _immune(text: str) -> dict[str, str]:
@@ -35,14 +42,14 @@ def _immune(text: str) -> dict[str, str]:
             protects = protects.upper()
         if protects not in ("A", "B", "both"):
             raise argparse.ArgumentTypeError(
-                f"expected PLAYER=A, PLAYER=B or PLAYER=both (or a bare PLAYER: both), got {item!r}")
-        out[player.strip()] = protects
+                f"expected PLAYER=A, PLAYER=B or PLAYER=both (or a bare PLAYER: both), got \"{item}\"")
+        out[player.strip().lower()] = protects
     return out
 
 
 def _action(text: str) -> str:
     if text.upper() not in ("A", "B"):
-        raise argparse.ArgumentTypeError(f"the action card is A or B (Combat/Movement A or B), not {text!r}")
+        raise argparse.ArgumentTypeError(f"the action card is A or B (Combat/Movement A or B), not \"{text}\"")
     return text.upper()
 
 
@@ -50,9 +57,9 @@ def _counts(items: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for item in items:
         colour, _, n = item.partition("=")
-        if not n.isdigit():
-            raise ValueError(f"expected COLOUR=N with N a whole number >= 0, got {item!r}")  # exit 2, no traceback
-        out[colour.strip()] = int(n)
+        if not n.strip().isdigit():
+            raise ValueError(f"expected COLOUR=N with N a whole number >= 0, got \"{item}\"")  # exit 2, no traceback
+        out[colour.strip().lower()] = int(n)
     return out
 
 
@@ -63,26 +70,42 @@ def register(subparsers: Any) -> None:
     new = sub.add_parser("new", help="start a new game session")
     new.add_argument("--players", required=True, type=_players, help="player colours, e.g. red,blue,yellow")
     new.add_argument("--emperors-court", action="store_true", help="the Emperor's Court expansion is in play")
+    new.add_argument("--force", action="store_true", help="start a new game while one is under way (the records keep it)")
     _common(new)
     new.set_defaults(handler=_session_new)
     rnd = sub.add_parser("round", help="this round's event card, bonus tiles and each immune player's favor card")
     rnd.add_argument("--event", default=None, help="event id, e.g. churches_safe")
-    rnd.add_argument("--attack-bonus", default=None, metavar="PLAYER", help="owner of the +1 attack tile")
-    rnd.add_argument("--defence-bonus", default=None, metavar="PLAYER", help="owner of the +1 defence tile")
+    rnd.add_argument("--attack-bonus", default=None, type=_colour, metavar="PLAYER", help="owner of the +1 attack tile")
+    rnd.add_argument("--defence-bonus", default=None, type=_colour, metavar="PLAYER", help="owner of the +1 defence tile")
     rnd.add_argument("--immune", default={}, type=_immune, metavar="PLAYER[=A|B|both],...",
                      help="players a favor card (#10, #11, #18) protects this round against Combat/Movement A, "
                           "B or both, e.g. red=A,blue=both (a bare colour: both)")
+    rnd.add_argument("--json", action="store_true", help="print the round as one JSON object")
     _common(rnd)
     rnd.set_defaults(handler=_session_round)
     parry = sub.add_parser("parry", help="who keeps favor card #4 to parry the next revolt marker")
     who = parry.add_mutually_exclusive_group(required=True)
-    who.add_argument("--player", help="the player keeping favor card #4 (a revolt they win then adds no marker "
+    who.add_argument("--player", type=_colour, help="the player keeping favor card #4 (a revolt they win then adds no marker "
                                       "and spends the card)")
     who.add_argument("--none", action="store_true", help="nobody keeps it (e.g. spent on a marker placed without a battle)")
     _common(parry)
     parry.set_defaults(handler=_session_parry)
+    end = sub.add_parser("end", help="the game ends: a summary of its battles, kept in the records")
+    end.add_argument("--who", default="host", help="who ends the game (kept in the record)")
+    end.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    _common(end)
+    end.set_defaults(handler=_session_end)
+    undo = sub.add_parser("undo", help="take back the last between-battle action (recorded; nothing is erased)",
+                          description="Take back the last between-battle action: a round's settings, a "
+                                      "deployment, a court conversion or return, armies placed into the tray, "
+                                      "favor card #4, or a new session started by mistake. The undo is one more "
+                                      "record; the undone one stays in the log. A battle is never undone: "
+                                      "correct its reading instead (tower correct).")
+    undo.add_argument("--who", default="host", help="who undoes it (kept in the record)")
+    _common(undo)
+    undo.set_defaults(handler=_session_undo)
     dep = sub.add_parser("deploy", help="armies placed on the map from a supply (negative: taken back)")
-    dep.add_argument("--player", required=True)
+    dep.add_argument("--player", required=True, type=_colour)
     dep.add_argument("--armies", required=True, type=int)
     _common(dep)
     dep.set_defaults(handler=_session_deploy)
@@ -95,10 +118,10 @@ def register(subparsers: Any) -> None:
     battle = subparsers.add_parser("battle", help="drop and resolve a battle on the station")
     bsub = battle.add_subparsers(dest="battle_command", metavar="<kind>")
     attack = bsub.add_parser("attack", help="an attack on a player's or a neutral county")
-    attack.add_argument("--attacker", required=True)
+    attack.add_argument("--attacker", required=True, type=_colour)
     attack.add_argument("--armies", required=True, type=int, help="armies moved into the county")
     attack.add_argument("--origin-armies", type=int, default=None, help="armies in the origin before the move")
-    attack.add_argument("--defender", default=None, help="the county's owner (omit for a neutral county)")
+    attack.add_argument("--defender", default=None, type=_colour, help="the county's owner (omit for a neutral county)")
     attack.add_argument("--defending", type=int, default=0, help="armies in the county")
     attack.add_argument("--action", type=_action, default=None, metavar="A|B",
                         help="the action card of the attack, Combat/Movement A or B (needed where the defender "
@@ -107,29 +130,30 @@ def register(subparsers: Any) -> None:
         _battle_common(p)
     attack.set_defaults(handler=_attack)
     revolt = bsub.add_parser("revolt", help="collecting grain or taxes in a county with revolt markers")
-    revolt.add_argument("--player", required=True, help="the county's owner")
+    revolt.add_argument("--player", required=True, type=_colour, help="the county's owner")
     revolt.add_argument("--armies", required=True, type=int, help="armies in the county")
     _battle_common(revolt)
-    revolt.set_defaults(handler=lambda a: _drop(a, _county_battle(a, "revolt")))
+    revolt.set_defaults(handler=lambda a: _drop(a, _county_battle(a, "revolt")), flag_names=CLI_COUNTY)
     winter = bsub.add_parser("winter-revolt", help="an undersupplied county revolts in winter")
-    winter.add_argument("--player", required=True, help="the county's owner")
+    winter.add_argument("--player", required=True, type=_colour, help="the county's owner")
     winter.add_argument("--armies", required=True, type=int, help="armies in the county")
     winter.add_argument("--unsupplied", required=True, type=int, help="the player's unsupplied counties")
     _battle_common(winter)
     winter.set_defaults(handler=lambda a: _drop(a, {**_county_battle(a, "winter_revolt"),
-                                                   "unsupplied_counties": a.unsupplied}))
+                                                   "unsupplied_counties": a.unsupplied}), flag_names=CLI_COUNTY)
 
     court = subparsers.add_parser("court", help="the Emperor's Court: dice-tower card conversions")
     csub = court.add_subparsers(dest="court_command", metavar="<action>")
     convert = csub.add_parser("convert", help="convert own armies lying in the tray into courtiers")
-    convert.add_argument("--player", required=True)
+    convert.add_argument("--player", required=True, type=_colour)
     convert.add_argument("--cubes", required=True, type=int, choices=(1, 2, 3))
     _common(convert)
     convert.set_defaults(handler=_court_convert)
 
     ret = csub.add_parser("return", help="courtiers spent at the court go back to the player's supply")
-    ret.add_argument("--player", required=True)
+    ret.add_argument("--player", required=True, type=_colour)
     ret.add_argument("--courtiers", required=True, type=int)
+    ret.add_argument("--json", action="store_true", help="print the courtiers as one JSON object")
     _common(ret)
     ret.set_defaults(handler=_court_return)
 
@@ -196,10 +220,16 @@ def _open(args: argparse.Namespace) -> Any:
     return Table.open(config_path=args.config, data_dir=args.data_dir)
 
 
-def _refused(err: Exception) -> int:
-    message = getattr(err, "message", None) or str(err)
-    if getattr(err, "field", None) == "$.action" and "say which action" in message:  # the command's flag
+def _refused(err: Exception, names: dict[str, str] | None = None) -> int:
+    """The error in the words of the command the person typed: its flags, never JSON paths."""
+    from controller.wording import error_text
+
+    raw = getattr(err, "message", None) or str(err)
+    message = error_text(err, names if names is not None else CLI_ATTACK)
+    if getattr(err, "field", None) == "$.action" and "say which action" in raw:  # the command's flag
         message += " (give --action A or --action B)"
+    if getattr(err, "expected", None) is not None and getattr(err, "seen", None) is not None:  # a TrayMismatch
+        message += " (tower tray confirm --who NAME, or tower tray set COLOUR=N ... --who NAME)"
     print(f"tower: {message}", file=sys.stderr)
     return EXIT_REFUSED
 
@@ -214,8 +244,10 @@ def _guarded(fn: Any) -> Any:
     def run(args: argparse.Namespace, *more: Any) -> int:
         try:
             return int(fn(args, *more) or 0)
+        except BrokenPipeError:  # the reader of our output left (`| head`): not the table's error
+            raise
         except (ValueError, RuntimeError, OSError) as err:  # the table's errors name the problem
-            return _refused(err)
+            return _refused(err, getattr(args, "flag_names", None))
     return run
 
 
@@ -224,9 +256,12 @@ def _session_new(args: argparse.Namespace) -> int:
     from controller.cli._render import console, status_table
 
     with _open(args) as table:
-        status = table.new_session(args.players, args.emperors_court)
-        console().print(f"Session {status['session']['session_id']} started: {', '.join(args.players)}"
-                        + (" with the Emperor's Court" if args.emperors_court else ""))
+        status = table.new_session(args.players, args.emperors_court, args.force)
+        from controller.i18n import _
+
+        console().print(_("Session {session_id} started: {players}").format(
+            session_id=status["session"]["session_id"], players=", ".join(args.players))
+                        + (_(" with the Emperor's Court") if args.emperors_court else ""))
         console().print(status_table(status))
         if status.get("emptied") is not None:
             taken = status["emptied"]
@@ -239,11 +274,52 @@ def _session_new(args: argparse.Namespace) -> int:
 
 
 @_guarded
+def _session_end(args: argparse.Namespace) -> int:
+    with _open(args) as table:
+        ended = table.end_session(args.who)
+    if args.json:
+        print(json.dumps(ended["summary"]))
+        return 0
+    print_game_end(ended["summary"])
+    return 0
+
+
+def print_game_end(summary: dict[str, Any]) -> None:
+    from controller.cli._render import console, counts_text
+    from controller.i18n import _
+
+    out = console()
+    out.print(_("The game's end (session {session_id}): {text}").format(session_id=summary["session_id"],
+                                                                       text=summary["text"]), highlight=False)
+    for row in summary["battles"]:
+        out.print(f"  drop {row['drop_id']}: {row['text']}", highlight=False)
+    out.print(_("in the tower: "), counts_text(summary["tower"]))
+
+
+@_guarded
+def _session_undo(args: argparse.Namespace) -> int:
+    from controller.cli._render import console, status_table
+
+    with _open(args) as table:
+        from controller.i18n import _
+
+        done = table.undo(args.who)
+        print(_("undone: {what}").format(what=done["message"].removeprefix("undone: ")))
+        console().print(status_table(table.status()))
+    return 0
+
+
+@_guarded
 def _session_round(args: argparse.Namespace) -> int:
+    from controller.wording import round_phrase
+
     with _open(args) as table:
         rnd = table.set_round(args.event, {"attack_plus_one": args.attack_bonus,
                                            "defence_plus_one": args.defence_bonus}, args.immune)
-        print(json.dumps(rnd))
+        if args.json:
+            print(json.dumps(rnd))
+        else:
+            print(f"this round: {round_phrase(rnd)}")
     return 0
 
 
@@ -286,6 +362,7 @@ def release_and_clean(args: argparse.Namespace, table: Any, drop_id: int, *, can
     check the tray's clean-up. Exit 1 when the host stops at the prompt (the drop is cancelled, or with
     ``cancel_on_abort`` false left planned), 3 when the reading awaits the host."""
     from controller.cli._render import console, result_panel
+    from controller.wording import counts_phrase
 
     out = console()
     simulated = table.cycle.sim is not None
@@ -315,7 +392,8 @@ def release_and_clean(args: argparse.Namespace, table: Any, drop_id: int, *, can
         input("Clear the tray as listed, then press Enter ")
     check = table.clean()
     if not check["closed"]:
-        out.print(f"[yellow]The tray still differs: expected {check['expected']}, seen {check['seen']}[/]")
+        out.print(f"[yellow]The tray still differs: expected {counts_phrase(check['expected'])}, "
+                  f"seen {counts_phrase(check['seen'])}[/]")
     return 0
 
 
@@ -329,8 +407,16 @@ def _court_convert(args: argparse.Namespace) -> int:
 
 @_guarded
 def _court_return(args: argparse.Namespace) -> int:
+    from controller.wording import plural
+
     with _open(args) as table:
-        print(json.dumps(table.court_return(args.player, args.courtiers)))
+        result = table.court_return(args.player, args.courtiers)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        left = result["courtiers"].get(args.player, 0)
+        print(f"{args.player} takes {plural(args.courtiers, 'courtier')} back to their supply "
+              f"({plural(left, 'courtier')} left at the court)")
     return 0
 
 
@@ -373,7 +459,10 @@ def _status(args: argparse.Namespace) -> int:
         out.print(f"[bold red]READ-ONLY:[/] {health['message']}")
     out.print(status_table(status))
     if status.get("session"):
-        out.print(f"round: {status['round']}")
+        from controller.i18n import _
+        from controller.wording import round_phrase
+
+        out.print(_("this round: {round}").format(round=round_phrase(status["round"])))
     if status.get("drop"):
         out.print(result_panel(status["drop"]))
     return 0

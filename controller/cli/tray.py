@@ -15,7 +15,8 @@ import argparse
 import json
 from typing import Any
 
-from controller.cli.session import _common, _counts, _guarded, _open
+from controller.cli.session import _colour, _common, _counts, _guarded, _open
+from controller.wording import counts_phrase, plural
 
 
 def register(subparsers: Any) -> None:
@@ -25,12 +26,13 @@ def register(subparsers: Any) -> None:
                     "bonus-card benefit), and the host's word on what it holds where the camera misreads it.")
     sub = tray.add_subparsers(dest="tray_command", metavar="<action>")
     add = sub.add_parser("add", help="a favor or bonus card puts armies from the player's supply into the tray")
-    add.add_argument("--player", required=True)
+    add.add_argument("--player", required=True, type=_colour)
     add.add_argument("--armies", required=True, type=int, help="the number printed on the card")
     add.add_argument("--source", choices=("favor", "bonus"), default="favor",
                      help="favor card (Emperor's Court, the default) or bonus-card benefit")
     add.add_argument("--card", type=int, choices=(3, 8, 14), default=None, help="the favor card's number")
     add.add_argument("--who", default=None, help="who plays the card (kept in the record)")
+    add.add_argument("--json", action="store_true", help="print the tray and the player's supply as one JSON object")
     _common(add)
     add.set_defaults(handler=_add)
 
@@ -54,20 +56,30 @@ def register(subparsers: Any) -> None:
 def _add(args: argparse.Namespace) -> int:
     with _open(args) as table:
         result = table.place_into_tray(args.player, args.armies, args.source, who=args.who, card=args.card)
-        print(result["message"])
-        for note in result.get("notes", []):
-            print(f"note: {note}")
-        print(json.dumps({"tray": result["tray"], "supply": {args.player: result["supply"]}}))
+    if args.json:
+        print(json.dumps({"tray": result["tray"], "supply": {args.player: result["supply"]},
+                          "message": result["message"], "notes": result.get("notes", [])}))
+        return 0
+    print(result["message"])
+    for note in result.get("notes", []):
+        print(f"note: {note}")
+    print(f"the tray now holds {counts_phrase(result['tray'])}; "
+          f"{args.player}'s supply: {plural(result['supply'], 'army', 'armies')}")
     return 0
 
 
 def _print_override(result: dict[str, Any]) -> None:
     camera = result["camera"]
-    seen = camera.get("seen") if camera.get("usable") else f"unreadable ({camera.get('reason')})"
-    print(f"the tray holds {result['after'] or 'nothing'} (the station expected {result['before'] or 'nothing'}, "
-          f"the camera saw {seen if seen is not None else 'nothing'}); vouched for by {result['who']}")
-    if result["from_supply"]:
-        print(f"taken from the supplies into the tray (negative: back to them): {json.dumps(result['from_supply'])}")
+    seen = counts_phrase(camera.get("seen")) if camera.get("usable") else f"an unreadable tray ({camera.get('reason')})"
+    print(f"the tray holds {counts_phrase(result['after'])} (the station expected {counts_phrase(result['before'])}, "
+          f"the camera saw {seen}); vouched for by {result['who']}")
+    moved = result["from_supply"] or {}
+    taken = {c: n for c, n in moved.items() if n > 0}
+    back = {c: -n for c, n in moved.items() if n < 0}
+    if taken:
+        print(f"taken from the supplies into the tray: {counts_phrase(taken)}")
+    if back:
+        print(f"back from the tray to the supplies: {counts_phrase(back)}")
     if result["closes_drop"] is not None:
         print(f"drop {result['closes_drop']} is closed")
     print("the next battle trusts this tray instead of the camera")

@@ -22,7 +22,14 @@ find. The host is never locked out by it: a successful login also leaves a long-
 *device cookie* (``HttpOnly``, ``SameSite=Strict``), and a PIN sent from a device that carries one is
 always compared, back-off or not (its own wrong PINs back off on that device alone). Only a device
 that has never logged in waits out the back-off during an attack, and a host session already open
-is not touched by it at all. The device cookie's key lives in memory, like the sessions.
+is not touched by it at all.
+
+Restarts. A host session is a signed token (a random id, the time it was issued, and an HMAC), so
+the server keeps no list of them. With ``key_file`` (``tower serve`` uses ``host.key`` in the data
+directory, readable by its owner only) the signing key survives a restart, and the host stays
+logged in, on every device, for ``session_ttl_s`` after logging in, whatever PIN the new server
+prints. Logging out revokes the token for the life of the process; delete the key file to log every
+device out for good. Without a key file the key lives in memory and a restart logs the host out.
 """
 
 from __future__ import annotations
@@ -30,10 +37,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import os
 import secrets
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlsplit
 
 log = logging.getLogger("controller.web.access")
@@ -45,6 +54,31 @@ DEVICE_COOKIE = "tower_device"
 
 
 MIN_PIN_LENGTH = 6
+KEY_BYTES = 32
+
+
+def load_or_create_key(path: Path) -> bytes:
+    """The signing key kept in ``path`` (made, owner-only, on first use), so that host sessions and
+    device cookies outlive a restart of the server. A damaged key file is replaced: that only logs
+    the host out, which the next login mends."""
+    try:
+        key = path.read_bytes()
+        if len(key) == KEY_BYTES:
+            return key
+        log.warning("%s is not a %d-byte key; a new one logs every host device out", path, KEY_BYTES)
+    except FileNotFoundError:
+        pass
+    key = secrets.token_bytes(KEY_BYTES)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".new")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, key)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    return key
 
 
 def generate_pin(digits: int = MIN_PIN_LENGTH) -> str:
@@ -84,8 +118,8 @@ class HostAccess:
 
     After ``free_failures`` wrong PINs in a row the next PIN is compared only ``backoff_base_s``
     later, and each further wrong PIN doubles that wait, up to ``backoff_max_s`` (module docstring).
-    Sessions live in memory: restarting ``tower serve`` logs the host out, which is what a new PIN
-    should do anyway.
+    Sessions are signed tokens valid for ``session_ttl_s``; with ``key_file`` they survive a restart
+    (module docstring).
     """
 
     pin: str
@@ -93,14 +127,19 @@ class HostAccess:
     backoff_base_s: float = 1.0
     backoff_max_s: float = 300.0
     clock: object = field(default=time.monotonic, repr=False)
-    _secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
-    _sessions: set[str] = field(default_factory=set, repr=False)
+    key_file: Path | None = None
+    session_ttl_s: float = 24 * 3600.0
+    wall_clock: object = field(default=time.time, repr=False)
+    _secret: bytes = field(default_factory=lambda: secrets.token_bytes(KEY_BYTES), repr=False)
+    _revoked: set[str] = field(default_factory=set, repr=False)
     _anyone: _Backoff = field(default_factory=_Backoff, repr=False)
     _devices: dict[str, _Backoff] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
         validate_pin(self.pin)
+        if self.key_file is not None:
+            self._secret = load_or_create_key(Path(self.key_file))
 
     # -- the PIN ---------------------------------------------------------------------------------
     def _now(self) -> float:
@@ -150,20 +189,27 @@ class HostAccess:
     # -- sessions --------------------------------------------------------------------------------
     def open_session(self) -> tuple[str, str]:
         """A new host session: ``(cookie token, CSRF token)``."""
-        token = secrets.token_urlsafe(32)
-        with self._lock:
-            self._sessions.add(token)
+        body = f"{secrets.token_urlsafe(24)}.{int(float(self.wall_clock()))}"  # type: ignore[arg-type]
+        token = f"{body}.{self._sign('session', body)}"
         return token, self.csrf_for(token)
 
     def close_session(self, token: str | None) -> None:
-        with self._lock:
-            self._sessions.discard(token or "")
+        if token:
+            with self._lock:
+                self._revoked.add(token)
 
     def is_host(self, token: str | None) -> bool:
-        if not token:
+        """A token this key signed, not older than ``session_ttl_s`` and not logged out."""
+        if not token or token.count(".") != 2:
+            return False
+        nonce, issued, mac = token.split(".")
+        if not (nonce and issued.isdigit() and hmac.compare_digest(mac, self._sign("session", f"{nonce}.{issued}"))):
+            return False
+        age = float(self.wall_clock()) - int(issued)  # type: ignore[arg-type]
+        if not -60 <= age <= self.session_ttl_s:
             return False
         with self._lock:
-            return token in self._sessions
+            return token not in self._revoked
 
     def csrf_for(self, token: str) -> str:
         """The CSRF token bound to a session (an HMAC, so it needs no storage of its own)."""

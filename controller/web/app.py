@@ -61,6 +61,7 @@ class Correction(BaseModel):
 class NewSession(BaseModel):
     players: list[str] = Field(min_length=1, max_length=5)
     emperors_court: bool = False
+    force: bool = False  # the page's New game panel is the host's explicit choice
 
 
 class Round(BaseModel):
@@ -125,7 +126,9 @@ def _client(request: Request) -> str:
 
 def _table_error(err: Exception) -> ApiError:
     """Map the table's errors (which inherit the builtins a caller catches) onto HTTP statuses."""
-    message = getattr(err, "message", None) or str(err) or type(err).__name__
+    from controller.wording import for_page
+
+    message = for_page(getattr(err, "message", None) or str(err) or type(err).__name__)
     field = getattr(err, "field", None)
     if isinstance(err, RecordsReadOnly):  # damaged records: nothing is written until the host acknowledges
         return ApiError(423, message, field)
@@ -262,8 +265,40 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
             status, history = table.status(), table.history()
         except Exception as err:
             raise _table_error(err) from err
+        from controller.i18n import language_from_header
+        from controller.summary import localise, localise_ended
+
+        lang = language_from_header(request.headers.get("accept-language"))  # the page's language
+        if lang != "en":
+            status = {**status, "drop": localise(status.get("drop"), lang),
+                      "ended": localise_ended(status.get("ended"), lang)}
+            history = [localise(view, lang) for view in history]
         return {"status": status, "history": history, "host": host,
                 "csrf": access.csrf_for(token) if host and token else None}
+
+    @app.get("/api/join")
+    def join(request: Request) -> dict[str, str]:
+        """The page's address for watchers' phones (the QR code on the host's screen shows it)."""
+        from controller.web.join import join_url
+
+        return {"url": join_url(request.url.scheme, request.headers.get("host"))}
+
+    @app.get("/api/join.svg")
+    def join_qr(request: Request) -> Response:
+        """The page's address as a QR code (SVG, drawn by segno)."""
+        from controller.web.join import join_url, qr_svg
+
+        return Response(qr_svg(join_url(request.url.scheme, request.headers.get("host"))),
+                        media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/api/i18n")
+    def i18n(request: Request, lang: str | None = None) -> JSONResponse:
+        """The page's words in the browser's language (``Accept-Language``, or ``?lang=de``): {English: translation}."""
+        from controller.i18n import LANGUAGES, language_from_header, messages
+
+        chosen = lang if lang in LANGUAGES else language_from_header(request.headers.get("accept-language"))
+        return JSONResponse({"lang": chosen, "messages": messages(chosen)},
+                            headers={"Vary": "Accept-Language", "Cache-Control": "no-cache"})
 
     @app.get("/api/events")
     def events() -> StreamingResponse:
@@ -297,12 +332,22 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
     @app.post("/api/session", dependencies=[Depends(_host_only)])
     def new_session(body: NewSession) -> Any:
         """A new game (``tower session new`` cannot run while the server holds the data directory)."""
-        return _change(lambda: table.new_session(body.players, body.emperors_court))
+        return _change(lambda: table.new_session(body.players, body.emperors_court, body.force))
 
     @app.post("/api/round", dependencies=[Depends(_host_only)])
     def set_round(body: Round) -> Any:
         """This round's event card, bonus tiles and each immune player's favor card, filled into every battle."""
         return _change(lambda: table.set_round(body.event or None, body.bonus_tiles, body.immune))
+
+    @app.post("/api/undo", dependencies=[Depends(_host_only)])
+    def undo(body: Confirmation) -> Any:
+        """Take back the last between-battle action (an undo record; nothing is erased)."""
+        return _change(lambda: table.undo(body.who))
+
+    @app.post("/api/session/end", dependencies=[Depends(_host_only)])
+    def end_session(body: Confirmation) -> Any:
+        """The game's end: its summary is recorded and shown to everyone."""
+        return _change(lambda: table.end_session(body.who))
 
     @app.post("/api/parry", dependencies=[Depends(_host_only)])
     def keep_parry_card(body: ParryCard) -> Any:

@@ -35,7 +35,7 @@ const colourClass = (c) => (COLOURS.includes(c) ? `c-${c}` : "c-other");
 const cap = (s) => String(s).charAt(0).toUpperCase() + String(s).slice(1);
 const nonzero = (m) => Object.entries(m || {}).filter(([, n]) => Number(n) !== 0);
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-const label = (c) => (c === "green" ? "peasants" : c);
+const label = (c) => c;  // one name per colour: the peasants' cubes are "green" everywhere
 
 function countsOf(reading) {
   if (!reading) return {};
@@ -66,8 +66,18 @@ function when(ts) {
   return isNaN(d) ? String(ts) : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 }
 
+// After a step that replaces the battle card (a plan, a login), its top is what the host reads next:
+// "into the funnel", or the "New battle" button, never left scrolled past.
+function showTop(id) {
+  const el = $(id);
+  if (el && el.getBoundingClientRect().top < 0 || (el && el.getBoundingClientRect().top > window.innerHeight * 0.6)) {
+    el.scrollIntoView({ block: "start" });
+  }
+}
+
 function toast(message, bad) {
   const t = $("toast");
+  t.onclick = () => { t.hidden = true; };  // a tap puts it away; it never sits over a button for long
   t.textContent = message; t.classList.toggle("bad", !!bad); t.hidden = false;
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => { t.hidden = true; }, 5000);
@@ -81,7 +91,13 @@ async function api(path, body) {
     if (S.csrf) opts.headers["X-CSRF-Token"] = S.csrf;
     opts.body = JSON.stringify(body);
   }
-  const res = await fetch(path, opts);
+  let res;
+  try { res = await fetch(path, opts); } catch (_) {  // no answer at all: the server is down or the network is
+    const err = new Error("the station is offline; the page reconnects by itself");
+    err.offline = true;
+    setLive(false);
+    throw err;
+  }
   let data = null;
   try { data = await res.json(); } catch (_) { data = null; }
   if (!res.ok) {
@@ -124,6 +140,7 @@ function stepOf(event) {
 
 function onEvent(event) {
   if (event.type === "hello") { scheduleRefresh(); return; }
+  if (event.type === "release_started" || event.type === "resolution") signal(event.type);
   if (event.type === "web_release_started") {
     S.releasing = { drop_id: event.drop_id, step: 0 }; S.showForm = false; renderBattle();
     return;
@@ -134,11 +151,23 @@ function onEvent(event) {
   if (!S.releasing || step === null) scheduleRefresh();
 }
 
-function connect() {
+// The connection, in words as well as a coloured dot: "connected" or "offline, reconnecting".
+function setLive(online) {
   const live = $("live");
+  const was = S.online;
+  S.online = online;
+  live.dataset.state = online ? "live" : "offline";
+  live.textContent = online ? "connected" : "offline, reconnecting…";
+  if (online && was === false) scheduleRefresh();  // back after a restart: the table may have moved on
+}
+
+function connect() {
   const source = new EventSource("/api/events");
-  source.onopen = () => { live.dataset.state = "live"; live.textContent = "live"; };
-  source.onerror = () => { live.dataset.state = "offline"; live.textContent = "reconnecting"; };
+  source.onopen = () => setLive(true);
+  source.onerror = () => {
+    setLive(false);
+    if (source.readyState === EventSource.CLOSED) { setTimeout(connect, 3000); }  // the browser gave up: try again
+  };
   source.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (_) { /* a keep-alive */ } };
 }
 
@@ -166,6 +195,7 @@ function renderBattle(force) {
     else card.append(h("p", { text: "Waiting for the host to start a game." }));
     return;
   }
+  if (S.data.status.ended) { card.append(...gameEndView(S.data.status.ended)); return; }
   const drop = currentDrop();
   const phase = drop && drop.phase;
   if (S.releasing) { card.append(progressView(S.releasing.step, drop)); return; }
@@ -195,20 +225,57 @@ function renderBattle(force) {
   }
 }
 
+// -- the game's end ---------------------------------------------------------------------------------
+function gameEndView(ended) {
+  const sum = ended.summary || {};
+  const wins = Object.entries(sum.wins || {}).sort((a, b) => b[1] - a[1]);
+  const out = [h("h2", { id: "game-end-title", text: "The game's end" }),
+    h("p", { class: "summary", id: "game-end-text", text: `${plural((sum.battles || []).length, t("battle"), t("battles"))} ${t("in this game.")}` }),
+    h("div", { class: "game-end", id: "game-end" },
+      h("h3", { text: "Who won what" }),
+      wins.length ? h("ul", {}, wins.map(([who, n]) => h("li", { "data-winner": who }, `${cap(t(who))}: ${plural(n, t("battle"), t("battles"))}`)))
+        : h("p", { class: "muted", text: "No battle was won." }),
+      h("h3", { text: "Armies lost" }), swatches(sum.armies_lost || {}),
+      h("h3", { text: "In the tower" }), swatches(sum.tower || {}),
+      h("h3", { text: "The battles" }),
+      h("ul", { class: "game-end-battles" }, (sum.battles || []).map((b) => h("li", { "data-drop": b.drop_id, text: b.text }))))];
+  if (S.host) {
+    out.push(h("h3", { text: "A new game" }), newGameForm());
+  } else {
+    out.push(h("p", { class: "muted", text: "Waiting for the host to start a new game." }));
+  }
+  return out;
+}
+
+async function undoLast(text) {
+  if (!confirm(`${t("Undo")}: ${text}?`)) return;
+  const done = await act("Undo", "/api/undo", { who: "host" });
+  if (done) { toast(cap(done.message)); await refresh(); }
+}
+
+async function endGame() {
+  if (!confirm(t("End the game? Its summary is kept in the records."))) return;
+  const done = await act("End the game", "/api/session/end", { who: "host" });
+  if (done) { toast("The game has ended."); await refresh(); }
+}
+
 function battleTitle(battle) {
   if (!battle) return "Battle";
   const kind = (KINDS.find(([k]) => k === battle.battle) || [null, cap(battle.battle || "battle")])[1];
   if (battle.battle === "attack") {
-    return `${cap(battle.attacker)} attacks ${battle.defender ? cap(battle.defender) : "a neutral county"}`;
+    return tf("{attacker} attacks {defender}",
+      { attacker: cap(t(battle.attacker)), defender: battle.defender ? cap(t(battle.defender)) : t("a neutral county") });
   }
-  if (battle.battle === "revolt" || battle.battle === "winter_revolt") return `${kind} against ${cap(battle.defender)}`;
-  return kind;
+  if (battle.battle === "revolt" || battle.battle === "winter_revolt") return tf("{kind} against {defender}", { kind: t(kind), defender: cap(t(battle.defender)) });
+  return t(kind);
 }
 
 // Where the rulebooks are silent and the engine's decision shapes this battle (engine/decisions.py).
 function notesList(record) {
   const notes = (record && record.notes) || [];
-  return notes.length ? h("ul", { class: "notice notes", id: "notes" }, notes.map((n) => h("li", { text: n }))) : null;
+  // an empty fragment, not null: Element.append(null) would show the word "null" on the page
+  return notes.length ? h("ul", { class: "notice notes", id: "notes" }, notes.map((n) => h("li", { text: n })))
+    : document.createDocumentFragment();
 }
 
 // The round's immune players as {player: "A" | "B" | "both"} (older records keep a list: both).
@@ -239,7 +306,7 @@ function funnelView(drop) {
       onclick: () => release(drop.drop_id),
     }, "Release"), h("div", { class: "row center" }, h("button", {
       class: "quiet", id: "cancel-drop", type: "button",
-      onclick: () => { if (confirm("Give up this battle? Its cubes go back where they came from.")) act("Cancel", `/api/drops/${drop.drop_id}/cancel`, {}).then(refresh); },
+      onclick: () => { if (confirm(t("Give up this battle? Its cubes go back where they came from."))) act("Cancel", `/api/drops/${drop.drop_id}/cancel`, {}).then(refresh); },
     }, "Cancel this battle")));
   } else {
     parts.push(h("p", { class: "notice", text: "Put these cubes into the funnel. The host releases them." }));
@@ -501,7 +568,7 @@ function battleForm() {
       num("defending_armies", "Armies in the county", 2),
       S.kind === "winter_revolt" ? num("unsupplied_counties", "Unsupplied counties", 1, 1) : null));
   } else {
-    fields.push(h("p", {}, "The first drop of the game: 7 cubes of every player and 10 peasants. ",
+    fields.push(h("p", {}, "The first drop of the game: 7 cubes of every player and 10 green (the peasants). ",
       ses.emperors_court ? "Courtiers go to the entrance hall from the tray." : ""));
   }
   if (S.kind !== "initial_fill") {
@@ -537,7 +604,7 @@ function battleForm() {
       battle.buildings = fd.getAll("buildings");
     }
     const planned = await act("Planning", "/api/battles", battle);
-    if (planned) { S.showForm = false; await refresh(); return; }
+    if (planned) { S.showForm = false; await refresh(); showTop("battle"); return; }
     const data = S.lastError && S.lastError.data;
     if (data && data.tray_mismatch) { S.mismatch = { ...data.tray_mismatch, message: data.error }; S.showForm = false; renderBattle(true); }
   });
@@ -583,11 +650,17 @@ function mismatchView(mismatch) {
 }
 
 async function release(dropId) {
+  if (S.online === false) { toast("Offline, nothing was released: the page reconnects by itself.", true); return; }
   S.releasing = { drop_id: dropId, step: 0 };
   renderBattle();
-  const record = await act("Release", `/api/drops/${dropId}/release`, {});
-  S.releasing = null;
-  await refresh();
+  let offline = false;
+  S.busy = true;
+  try { await api(`/api/drops/${dropId}/release`, {}); }
+  catch (err) {
+    offline = !!err.offline;
+    toast(offline ? "Offline, nothing was released: the page reconnects by itself." : `Release: ${err.message}`, true);
+  } finally { S.busy = false; S.releasing = null; render(); }
+  if (!offline) await refresh();
 }
 
 // -- the game and the round (the host) ------------------------------------------------------------
@@ -601,7 +674,7 @@ function newGameForm() {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const fd = new FormData(form);
-    const done = await act("New game", "/api/session", { players: fd.getAll("players"), emperors_court: fd.get("emperors_court") === "on" });
+    const done = await act("New game", "/api/session", { players: fd.getAll("players"), emperors_court: fd.get("emperors_court") === "on", force: true });
     if (done) {
       S.panel = null;
       toast(done.emptied ? "Game started; the simulated hands emptied the tower and the tray."
@@ -739,7 +812,10 @@ function renderLedger() {
     h("button", { class: "secondary", type: "button", id: "round-open", onclick: () => { S.panel = "round"; renderLedger(); } }, "Set the round"),
     court ? h("button", { class: "secondary", type: "button", id: "court-open", onclick: () => { S.panel = "court"; renderLedger(); } }, "Dice-tower card") : null,
     session().filled ? h("button", { class: "secondary", type: "button", id: "tray-open", onclick: () => { S.panel = "tray"; renderLedger(); } }, "Armies into the tray") : null,
-    h("button", { class: "secondary", type: "button", id: "game-open", onclick: () => { S.panel = "game"; renderLedger(); } }, "New game")));
+    h("button", { class: "secondary", type: "button", id: "game-open", onclick: () => { S.panel = "game"; renderLedger(); } }, "New game"),
+    st.undo ? h("button", { class: "secondary", type: "button", id: "undo", title: `Undo: ${st.undo}`, onclick: () => undoLast(st.undo) }, "Undo") : null,
+    session().filled && !st.ended && (!currentDrop() || currentDrop().phase === "resolved") ? h("button", { class: "secondary", type: "button", id: "end-game", onclick: endGame }, "End the game") : null));
+  if (st.undo) body.append(h("p", { class: "muted", id: "undo-what", text: `Undo takes back: ${st.undo}` }));
 }
 
 function renderHistory() {
@@ -755,11 +831,12 @@ function renderHistory() {
       h("div", {},
         h("div", { class: "what" }, `${d.drop_id}. ${battleTitle(d.battle)} `, correctionTag(d, null)),
         h("div", { text: d.summary || `(${d.phase})` }),
-        h("div", { class: "meta" }, inline(countsOf(d.reading))))));
+        h("div", { class: "meta" }, inline(d.tray_read || countsOf(d.reading))))));
   }
 }
 
 function renderHost() {
+  $("join-open").hidden = !S.host;  // the QR code is shown on the host's screen
   const b = $("host-button");
   b.dataset.host = String(S.host);
   b.textContent = S.host ? "Host ✓" : "Host";
@@ -784,7 +861,7 @@ function setupHost() {
   const dialog = $("pin-dialog");
   $("host-button").addEventListener("click", async () => {
     if (S.host) {
-      if (confirm("Leave host mode on this device?")) { await api("/api/host/logout", {}).catch(() => null); S.host = false; S.csrf = null; render(); }
+      if (confirm(t("Leave host mode on this device?"))) { await api("/api/host/logout", {}).catch(() => null); S.host = false; S.csrf = null; render(); }
       return;
     }
     $("pin-error").hidden = true; $("pin-input").value = ""; dialog.showModal(); $("pin-input").focus();
@@ -795,8 +872,101 @@ function setupHost() {
     try {
       const res = await api("/api/host/login", { pin: $("pin-input").value });
       S.host = true; S.csrf = res.csrf; dialog.close(); toast("You are the host on this device."); await refresh();
+      if ($("new-battle")) $("new-battle").scrollIntoView({ block: "center" });
+      else showTop("battle");
     } catch (err) { $("pin-error").textContent = err.message; $("pin-error").hidden = false; }
   });
 }
 
-document.addEventListener("DOMContentLoaded", () => { setupHost(); refresh(); connect(); });
+// -- this device: dark theme, sound and vibration (opt-in), the QR code for watchers -----------------
+const PREFS = { dark: "tower-dark", signal: "tower-signal" };
+function pref(name) { try { return localStorage.getItem(PREFS[name]) === "on"; } catch (_) { return false; } }
+function setPref(name, on) { try { localStorage.setItem(PREFS[name], on ? "on" : "off"); } catch (_) { /* private mode */ } }
+
+function applyTheme() {
+  let dark = pref("dark");
+  try { if (localStorage.getItem(PREFS.dark) === null) dark = window.matchMedia("(prefers-color-scheme: dark)").matches; } catch (_) { /* */ }
+  document.documentElement.dataset.theme = dark ? "dark" : "light";
+  $("pref-dark").checked = dark;
+}
+
+// A short tone and a buzz when the funnel opens and when the result is in, on devices that opted in.
+let audio = null;
+function signal(kind) {
+  if (!pref("signal")) return;
+  const result = kind === "resolution";
+  if (navigator.vibrate) navigator.vibrate(result ? [80, 60, 80] : 120);
+  try {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.frequency.value = result ? 880 : 520;
+    gain.gain.setValueAtTime(0.15, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.35);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(); osc.stop(audio.currentTime + 0.35);
+  } catch (_) { /* no sound on this device: the vibration (or nothing) */ }
+  document.body.dataset.signal = kind;  // what was signalled last (tests read it)
+}
+
+function setupDevice() {
+  applyTheme();
+  $("pref-dark").addEventListener("change", (e) => { setPref("dark", e.target.checked); applyTheme(); });
+  $("pref-signal").checked = pref("signal");
+  $("pref-signal").addEventListener("change", (e) => {
+    setPref("signal", e.target.checked);
+    if (e.target.checked) signal("release_started");  // the tap that opts in also unlocks the sound
+  });
+  $("join-open").addEventListener("click", async () => {
+    $("join-qr").src = `/api/join.svg?t=${Date.now()}`;
+    try { $("join-url").textContent = (await api("/api/join")).url; } catch (_) { $("join-url").textContent = location.href; }
+    $("join-dialog").showModal();
+  });
+}
+
+// -- the page's language ---------------------------------------------------------------------------
+// The server negotiates the browser's Accept-Language against its gettext catalogues (English,
+// German) and sends {English: translation}. Every text node the page shows is looked up as it is
+// added, so the render functions above stay in English and no string is translated twice.
+const T = {};
+function t(s) { return T[s] || s; }
+function tf(template, values) { return t(template).replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m)); }
+
+function translateText(node) {
+  const text = node.nodeValue;
+  if (T[text] && T[text] !== text) { node.nodeValue = T[text]; return; }  // "Event: ", trailing space and all
+  const key = text.trim();
+  if (key && T[key] && T[key] !== key) node.nodeValue = text.replace(key, T[key]);
+}
+
+function translateTree(root) {
+  if (root.nodeType === Node.TEXT_NODE) { translateText(root); return; }
+  if (root.nodeType !== Node.ELEMENT_NODE) return;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) translateText(n);
+  for (const el of [root, ...root.querySelectorAll("[aria-label], [title], [alt]")]) {
+    for (const attr of ["aria-label", "title", "alt"]) {
+      const v = el.getAttribute && el.getAttribute(attr);
+      if (v && T[v]) el.setAttribute(attr, T[v]);
+    }
+  }
+}
+
+async function loadLanguage() {
+  try {
+    const data = await api("/api/i18n");
+    Object.assign(T, data.messages || {});
+    document.documentElement.lang = data.lang || "en";
+  } catch (_) { /* English: the page's own words */ }
+  if (!Object.keys(T).length) return;
+  document.title = t(document.title);
+  translateTree(document.body);
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === "characterData") translateText(r.target);
+      else r.addedNodes.forEach(translateTree);
+    }
+  }).observe(document.body, { subtree: true, childList: true, characterData: true });
+}
+
+document.addEventListener("DOMContentLoaded", async () => { setupDevice(); await loadLanguage(); setupHost(); refresh(); connect(); });
