@@ -7,7 +7,8 @@ fresh ``--data`` folder) and prints:
 
 * scenes exact: every colour's count equals its ``visible_cubes`` (courtiers their visible ones);
 * scenes right (the issue's measure): every colour between its ``visible_cubes`` and its ``cubes``;
-  a scene with a foreign object is right when it is refused;
+  a scene with a foreign object is right when it is refused, or (a coin) when the coin is counted
+  as nothing;
 * cube error: cubes outside that bracket (summed over colours) over all cubes, clean scenes only
   (a refused clean scene misses all its visible cubes); the exact measure beside it;
 * trusted share and wrong-but-trusted (``TrayReading.trusted``; before it existed, the controller's
@@ -117,6 +118,8 @@ def score(meta: dict, reading: TrayReading, cpu_ms: float, name: str, size: tupl
         court_exact = all(vis_court[c] == reading.courtiers.get(c, 0) for c in PLAYER_COLOURS)
         right = not foreign and outside == 0 and court_ok
         exact = not foreign and off_exact == 0 and court_exact
+        if foreign:  # a coin counted as nothing is right (issue 9); a finger must be refused
+            right = exact = meta.get("foreign_detail", {}).get("type") == "coin" and outside == 0 and court_ok
     else:
         outside = off_exact = sum(vis.values())
         right = exact = foreign

@@ -38,6 +38,7 @@ PRIOR_WEIGHT = 2.0  # pseudo-observations spread like the faces' table
 MATCH_MM = 2.0  # a piece's top this far outside a patch still belongs to it
 PARTIAL_MATCH_MM = 7.0  # ... and a partly hidden one's top this far (its visible part is off-centre)
 TRUST_MARGIN = 0.01
+UNSEEN_KINDS = ("corner", "quarter", "strip", "stacked", "small", "tilted", "big_face")
 
 
 def tuning_scenes(shared: Path) -> list[tuple[Path, list[Path]]]:
@@ -115,6 +116,8 @@ def fit(shared: Path) -> tuple[DoubtModel, list[dict]]:
     sets = tuning_scenes(shared)
     for root, scenes in sets:
         tally(TrayCounter(calibration_profile(root)), scenes, counts, stats)
+    for key in UNSEEN_KINDS:  # kinds the tuning renders may not show: the prior alone
+        counts[key] += 0.0
     face = counts["face"] + 1.0
     prior = face / face.sum()
     deltas = {}

@@ -36,6 +36,9 @@ FACE_PART_BELOW = 0.75
 FACE_LARGE_FROM = 1.2
 TOUCHING_FULL_FROM = 1.12
 TOUCHING_OVER_FROM = 1.25
+# A patch read as two cubes, one partly on another, that is much dimmer than a flat top of its
+# colour is more often one cube leaning on the pile: its faces turn away from the ring light.
+MERGED_DIM_BELOW = 0.68
 
 
 def model_key(count: Count) -> str:
@@ -45,6 +48,8 @@ def model_key(count: Count) -> str:
         if per_cube < FACE_PART_BELOW:
             return "face_part"
         return "face_large" if per_cube >= FACE_LARGE_FROM else "face"
+    if count.kind == "merged" and count.shade < MERGED_DIM_BELOW:
+        return "merged_dim"
     if count.kind in ("touching", "merged"):
         if per_cube >= TOUCHING_OVER_FROM:
             return count.kind + "_over"

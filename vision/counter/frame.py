@@ -42,6 +42,9 @@ class Core:
     # colour (partial faces only; see vision.counter.partial).
     visible_mm2: float | None = None
     strip: bool = False  # a visible part found around other faces, with no core of its own
+    # Round and wider than any face, like a coin, but shaded like a cube standing on a corner or an
+    # edge (its top-down outline a hexagon): read as one cube, in doubt (see vision.counter.guards).
+    corner: bool = False
     quarter_mm2: float = 0.0  # the visible top area that makes this cube count
     # A merged core cut at its necks: per part (area mm2, length mm, cells). Empty: not cut.
     parts: tuple[tuple[float, float, int], ...] = ()

@@ -63,10 +63,20 @@ def shading(frame: Frame, core: Core) -> float:
 
 
 def coloured_objects(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
-    """Round patches of a cube colour wider than any face of a 10 mm cube (a brass coin looks
-    yellow), and evenly lit as a flat disc is (a cube on its corner, whose outline is a hexagon
-    about as wide, shows faces of different brightness)."""
+    """Round patches of a cube colour wider than any face of a 10 mm cube that are evenly lit, as
+    a flat disc is: a coin (a brass one looks yellow). Returned, to refuse the frame.
+
+    A cube standing on a corner or an edge on a pile has a top-down outline about as wide and as
+    round (a hexagon), but shows two or three faces turned differently to the light: such a patch
+    is marked ``corner`` (in place) and read as one cube in doubt, so that the drop cycle settles
+    it with the break-beam and the tower's ledger instead of refusing a clean tray."""
     t = prep.tuning
     odd = [c for c in cores if (c.radius_mm > t.FOREIGN_COLOURED_RADIUS_MM and c.roundness > 0.6)
            or (c.radius_mm > t.FOREIGN_ROUND_RADIUS_MM and c.roundness > t.FOREIGN_ROUNDNESS)]
-    return [c for c in odd if shading(frame, c) <= t.COIN_MAX_SHADING]
+    coins = []
+    for c in odd:
+        if shading(frame, c) <= t.COIN_MAX_SHADING:
+            coins.append(c)
+        else:
+            c.corner = True
+    return coins

@@ -31,24 +31,30 @@ class Count:
     """What one core was read as: ``n`` cubes, read the way ``kind`` says, within ``lo..hi``."""
 
     n: int
-    kind: str  # face | big_face | tilted | stacked | merged | touching | small | strip
+    kind: str  # face | big_face | tilted | stacked | merged | touching | small | strip | corner | quarter
     score: float = 1.0
     doubt: str | None = None  # the doubt in words, for the reading's reason
     lo: int = 0
     hi: int = 0
     faces: float = 0.0  # the core's area in whole faces' cores (what the doubt model bins by)
+    shade: float = 1.0  # its lightness over a flat top's of its colour (a leaning face is dimmer)
 
 
 def cubes_in(prep: Prepared, core: Core, gray: np.ndarray | None = None) -> Count:
     """How many cubes one core stands for, the kind of reading, and the doubt if any. ``gray`` (the
     frame's grey tray view) tells a whole top square from a lower cube beside it."""
     count = _cubes_in(prep, core, gray)
-    return replace(count, faces=core.area_mm2 / prep.tuning.FACE_CORE_MM2)
+    top = prep.top_l.get(core.colour, 0.0)
+    return replace(count, faces=core.area_mm2 / prep.tuning.FACE_CORE_MM2,
+                   shade=core.lightness / top if top > 0 else 1.0)
 
 
 def _cubes_in(prep: Prepared, core: Core, gray: np.ndarray | None) -> Count:
     t = prep.tuning
     a, face = core.area_mm2, t.FACE_CORE_MM2
+    if core.corner:
+        return Count(1, "corner", TILTED_SCORE, f"a round patch {2 * core.radius_mm:.0f} mm across read as one cube "
+                     "standing on its corner (not a coin)", 0, 1)
     if core.strip:
         return Count(1, "strip", SMALL_FACE_SCORE, f"a strip of {a:.0f} mm2 around other cubes taken for a cube under them", 0, 1)
     if a < t.SMALL_FACE_MM2:
