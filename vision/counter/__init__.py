@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from vision.counter import faces, guards, partial, pawns
-from vision.counter.decide import decide
+from vision.counter.decide import reading_from_cores
 from vision.counter.doubt import DoubtModel
 from vision.counter.frame import Frame, Prepared, check_frame, lab_lightness_to_grey
 from vision.counter.tuning import TUNING, Tuning
@@ -85,4 +85,4 @@ class TrayCounter:
                 "tray (a coin?): it is not a cube; remove it and count again",
                 detections=frame.detections([("foreign", c.colour, c.contour, 1, 1.0, None) for c in odd]),
                 marker_ids=pose.marker_ids), frame
-        return decide(prep, frame, cores, self.model), frame
+        return reading_from_cores(prep, frame, cores, self.model), frame

@@ -33,21 +33,21 @@ class Counted:
 
 
 def read_cores(prep: Prepared, frame: Frame, cores: list[Core]) -> tuple[list[Counted], list[str], float]:
-    """Every core read: the counted ones (a cube left out near the quarter rule is counted 0, kind
-    ``quarter``), the doubts in words, and the legacy confidence (product of the readings' scores)."""
+    """Every core read: the counted ones, the doubts in words, and the legacy confidence (product of
+    the readings' scores).
+
+    The quarter rule says which cubes a camera must count; a cube that shows less and is in the
+    tray may be counted (the battle needs every cube in the tray). On the tuning renders every
+    partial face the stages kept that showed from ``NEAR_QUARTER`` of the quarter up was a real
+    cube, most of them a quarter visible or more: such a face is counted, with doubt (``quarter``)."""
     t = prep.tuning
     doubts: list[str] = []
     confidence = 1.0 if len(frame.pose.marker_ids) >= len(g.MARKER_IDS) else 0.95
     out: list[Counted] = []
-    for c in cores:
-        if c.visible_mm2 is not None and t.NEAR_QUARTER * c.quarter_mm2 <= c.visible_mm2 < c.quarter_mm2:
-            doubts.append(f"a cube about a quarter visible ({c.visible_mm2:.0f} mm2 of its top) left out ({c.colour})")
-            confidence *= SMALL_FACE_SCORE
-            out.append(Counted(c, "cube", Count(0, "quarter", SMALL_FACE_SCORE, None, 0, 1)))
-    # A small core stands for a cube when the visible area around it makes a quarter; without that
-    # measure, by its own area.
+    # A small core stands for a cube when the visible area around it makes (nearly) a quarter; without
+    # that measure, by its own area.
     cores = [c for c in cores if c.area_mm2 >= t.MIN_FACE_AREA_MM2
-             or (c.visible_mm2 is not None and c.visible_mm2 >= c.quarter_mm2)]
+             or (c.visible_mm2 is not None and c.visible_mm2 >= t.NEAR_QUARTER * c.quarter_mm2)]
     pawn = [not c.strip and looks_like_pawn(prep, c) for c in cores]
     heads = [c.centre for c, p in zip(cores, pawn, strict=True) if p]
     for core, is_pawn in zip(cores, pawn, strict=True):
@@ -55,11 +55,15 @@ def read_cores(prep: Prepared, frame: Frame, cores: list[Core]) -> tuple[list[Co
             out.append(Counted(core, "courtier", Count(1, "pawn", PAWN_SCORE)))
             confidence *= PAWN_SCORE
             continue
-        if core.visible_mm2 is not None and core.visible_mm2 < core.quarter_mm2:
-            continue  # less than a quarter of this cube is visible: not asked to be counted
+        if core.visible_mm2 is not None and core.visible_mm2 < t.NEAR_QUARTER * core.quarter_mm2:
+            continue  # well under a quarter of this cube is visible: not asked to be counted
         if top_of_a_pawn(prep, core, heads):
             continue
-        count = cubes_in(prep, core, frame.gray)
+        if core.visible_mm2 is not None and core.visible_mm2 < core.quarter_mm2:
+            count = Count(1, "quarter", SMALL_FACE_SCORE, f"a cube about a quarter visible ({core.visible_mm2:.0f} "
+                          "mm2 of its top) counted", 0, 1, faces=core.area_mm2 / t.FACE_CORE_MM2)
+        else:
+            count = cubes_in(prep, core, frame.gray)
         if count.doubt:
             doubts.append(f"{count.doubt} ({core.colour})")
         confidence *= count.score
@@ -67,7 +71,7 @@ def read_cores(prep: Prepared, frame: Frame, cores: list[Core]) -> tuple[list[Co
     return out, doubts, confidence
 
 
-def decide(prep: Prepared, frame: Frame, cores: list[Core], model: DoubtModel) -> TrayReading:
+def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: DoubtModel) -> TrayReading:
     counted, doubts, confidence = read_cores(prep, frame, cores)
     frame.debug["counted"] = counted
     cubes, courtiers = empty_cubes(), empty_courtiers()
@@ -82,8 +86,6 @@ def decide(prep: Prepared, frame: Frame, cores: list[Core], model: DoubtModel) -
     cubes = dict(verdict.cubes)
     pending, flags = [], []
     for i, c in enumerate(counted):
-        if c.count.n == 0 and i not in verdict.doubtful:
-            continue  # a cube left out under the quarter rule is drawn only when it is in doubt
         core = c.core
         note = (f"{c.count.kind} {core.area_mm2:.0f} mm2 v{core.visible_mm2 or 0:.0f} r{core.radius_mm:.1f} "
                 f"sq{core.squareness:.2f} rd{core.roundness:.2f} L{core.lightness:.0f} "

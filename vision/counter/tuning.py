@@ -63,7 +63,9 @@ class Tuning:
     # for the colour's gate).
     VISIBLE_FRACTION: float = 0.25
     TOP_SHARE_OF_VISIBLE: float = 0.75
-    NEAR_QUARTER: float = 0.8  # a partial face from this share of the quarter up to it: left out, in doubt
+    # A partial face from this share of the quarter up to it is counted, in doubt: on the tuning
+    # renders every such face was a real cube, most of them a quarter visible or more.
+    NEAR_QUARTER: float = 0.6
     FACE_REACH_MM: float = 1.5  # the seam band around a core and the bevel beyond it
     SMALL_FACE_MM2: float = 0.35 * FACE_AREA_MM2
     # A strip of a lower cube's top with no core of its own: at least a quarter face, as wide as a
