@@ -92,7 +92,8 @@ def is_trusted(reading: TrayReading) -> bool:
 
 def stated_p(reading: TrayReading) -> float:
     """The probability the reading gives its own counts: product of each doubtful colour's first
-    alternative (1 when nothing is in doubt); the confidence before alternatives existed."""
+    alternative (1 when nothing is in doubt); the confidence before alternatives existed. (``run``
+    replaces it with the doubt model's own probability, which also covers colours not in doubt.)"""
     if not reading.usable:
         return 0.0
     alts = getattr(reading, "alternatives", None)
@@ -139,7 +140,13 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
         c0 = time.process_time()
         reading = counter.count(frame)
         cpu_ms = (time.process_time() - c0) * 1e3
-        out.append(score(meta, reading, cpu_ms, image.stem, (frame.shape[1], frame.shape[0])))
+        scored = score(meta, reading, cpu_ms, image.stem, (frame.shape[1], frame.shape[0]))
+        if hasattr(counter, "read"):  # the doubt model's probability that the reading is right
+            _, state = counter.read(frame)
+            verdict = state.debug.get("verdict") if state is not None else None
+            if verdict is not None:
+                scored.top_p = float(verdict.p_right)
+        out.append(scored)
     return out
 
 

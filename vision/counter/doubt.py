@@ -125,7 +125,7 @@ class DoubtModel:
             mine = by_colour.get(colour, [])
             dist = self.colour_distribution(n, [c for _, c in mine])
             ranked = sorted(dist.items(), key=lambda kv: (-kv[1], abs(kv[0] - n)))
-            best, p_best = ranked[0]
+            best, p_best = ranked[0]  # the stages' count unless the model finds another more probable
             out_cubes[colour] = best
             p_right *= p_best
             if 1.0 - p_best < self.doubt_min:
