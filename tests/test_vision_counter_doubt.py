@@ -217,3 +217,21 @@ def test_readings_of_renders_carry_doubt_in_the_contract_format(counter, train) 
 def test_an_unusable_reading_is_never_trusted() -> None:
     reading = TrayReading.unusable("no markers")
     assert reading.to_json()["trusted"] is False and reading.to_json()["alternatives"] == {}
+
+
+def test_the_shipped_doubt_model_is_small_and_covers_every_kind_of_reading() -> None:
+    """Every key ``model_key`` can return has its own fitted table (a missing one would silently
+    fall back to the faces'), each a probability distribution; the file stays small."""
+    from vision.counter.doubt import MODEL_PATH, model_key
+
+    model = DoubtModel.load()
+    assert MODEL_PATH.stat().st_size < 20_000
+    kinds = ["face", "big_face", "tilted", "stacked", "merged", "touching", "small", "strip", "corner", "quarter"]
+    keys = {model_key(Count(n, kind, lo=lo, hi=hi, faces=faces, shade=shade))
+            for kind in kinds for n, lo, hi in ((1, 1, 1), (2, 2, 3))
+            for faces in (0.5, 1.0, 2.3, 2.6, 3.0) for shade in (0.5, 1.0)}
+    assert keys <= set(model.deltas), keys - set(model.deltas)
+    for key, probs in model.deltas.items():
+        assert len(probs) == 5 and abs(sum(probs) - 1.0) < 1e-3, key
+        assert all(p > 0 for p in probs), key  # never certain
+    assert 0.5 < model.trust_p < 1.0 and 0.0 < model.doubt_min < 0.1

@@ -50,10 +50,10 @@ def model_key(count: Count) -> str:
         return "face_large" if per_cube >= FACE_LARGE_FROM else "face"
     if count.kind == "merged" and count.shade < MERGED_DIM_BELOW:
         return "merged_dim"
-    if count.kind in ("touching", "merged"):
+    if count.kind == "touching":
         if per_cube >= TOUCHING_OVER_FROM:
-            return count.kind + "_over"
-        return count.kind + ("_full" if per_cube >= TOUCHING_FULL_FROM else "")
+            return "touching_over"
+        return "touching_full" if per_cube >= TOUCHING_FULL_FROM else "touching"
     return count.kind
 
 
