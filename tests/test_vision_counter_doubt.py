@@ -235,3 +235,16 @@ def test_the_shipped_doubt_model_is_small_and_covers_every_kind_of_reading() -> 
         assert len(probs) == 5 and abs(sum(probs) - 1.0) < 1e-3, key
         assert all(p > 0 for p in probs), key  # never certain
     assert 0.5 < model.trust_p < 1.0 and 0.0 < model.doubt_min < 0.1
+
+
+def test_a_reading_not_trusted_always_names_a_colour_in_doubt() -> None:
+    """Six colours each a little unsure (none past ``doubt_min``) multiply to a frame that is not
+    trusted: the least sure colour is given with its alternatives, so the drop cycle knows what to
+    settle."""
+    model = DoubtModel({"face": [0.0, 0.004, 0.99, 0.006, 0.0]}, trust_p=0.99, doubt_min=0.05)
+    cubes = {c: 1 for c in ALL_COLOURS}
+    verdict = model.assess(cubes, [(c, Count(1, "face", faces=1.0)) for c in ALL_COLOURS])
+    assert verdict.p_right < 0.99 and not verdict.trusted
+    assert len(verdict.alternatives) == 1
+    (options,) = verdict.alternatives.values()
+    assert [k for k, _ in options] == [1, 2] and abs(sum(p for _, p in options) - 1.0) < 1e-9

@@ -121,6 +121,7 @@ class DoubtModel:
         alternatives: dict[str, list[tuple[int, float]]] = {}
         doubtful: set[int] = set()
         p_right = 1.0 if complete else 0.95
+        weakest: tuple[float, str, list[tuple[int, float]]] | None = None
         for colour, n in cubes.items():
             mine = by_colour.get(colour, [])
             dist = self.colour_distribution(n, [c for _, c in mine])
@@ -128,14 +129,23 @@ class DoubtModel:
             best, p_best = ranked[0]  # the stages' count unless the model finds another more probable
             out_cubes[colour] = best
             p_right *= p_best
+            # The count and its likeliest rivals: at least the runner-up, at most four in all.
+            shown = ranked[:1] + [kv for kv in ranked[1:MAX_ALTERNATIVES] if kv[1] >= MIN_SHOWN_P]
+            if len(shown) == 1 and len(ranked) > 1:
+                shown.append(ranked[1])
+            if len(shown) > 1 and (weakest is None or p_best < weakest[0]):
+                weakest = (p_best, colour, shown)
             if 1.0 - p_best < self.doubt_min:
                 continue
-            alternatives[colour] = _rounded([(k, p) for k, p in ranked[:MAX_ALTERNATIVES] if p >= MIN_SHOWN_P])
+            alternatives[colour] = _rounded(shown)
             wrong = [(1.0 - self._table(c)[2], i) for i, c in mine]
             if wrong:
                 worst = max(w for w, _ in wrong)
                 doubtful |= {i for w, i in wrong if w >= 0.5 * worst and w >= self.doubt_min}
         trusted = p_right >= self.trust_p
+        if not trusted and not alternatives and weakest is not None:
+            # Many colours each a little unsure: the frame is not trusted, so name the least sure.
+            alternatives[weakest[1]] = _rounded(weakest[2])
         if trusted:
             alternatives, doubtful = {}, set()
         return Verdict(out_cubes, trusted, p_right, alternatives, doubtful)
