@@ -1,7 +1,7 @@
 """Calibrate on ../shared/data/tray_dev/calibration, count every scene in test/, print the table.
 
 Usage: .venv/bin/python bench/tray_dev_table.py [TRAY_DEV_DIR]
-Exit 0 when every usable scene's cubes equal its visible_cubes and courtiers its visible_courtiers
+Exit 0 when every usable scene's colours lie between their visible_cubes and cubes (issue 9) and courtiers equal
 and every scene with a foreign object is unusable; 1 otherwise.
 """
 

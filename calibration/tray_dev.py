@@ -32,6 +32,13 @@ class SceneResult:
     courtiers: dict[str, int]
     visible_courtiers: dict[str, int]
     reason: str | None
+    in_tray: dict[str, int] | None = None  # every cube in the tray, seen or not (the truth's ``cubes``)
+
+    @property
+    def right(self) -> bool:
+        """The issue 9 measure: every colour between what a camera must see and what is in the tray."""
+        tray = self.in_tray or self.visible_cubes
+        return all(self.visible_cubes[c] <= self.cubes.get(c, 0) <= tray.get(c, 0) for c in self.visible_cubes)
 
 
 def calibration_profile(root: Path) -> ColourProfile:
@@ -60,14 +67,18 @@ def evaluate_tray_dev(root: Path, counter: TrayCounter | None = None) -> list[Sc
         vis = {c: int(meta["visible_cubes"].get(c, 0)) for c in ALL_COLOURS}
         vis_court = {c: int(meta.get("visible_courtiers", {}).get(c, 0)) for c in PLAYER_COLOURS}
         foreign = (meta.get("foreign_detail") or {}).get("type") if meta.get("foreign_object") else None
+        in_tray = {c: int(meta.get("cubes", {}).get(c, 0)) for c in ALL_COLOURS}
         if reading.usable:
-            ok = reading.cubes == vis and reading.courtiers == vis_court
+            # Right (issue 9): each colour between its visible cubes and its cubes in the tray; a
+            # cube showing less than a quarter may be counted or not.
+            ok = (all(vis[c] <= reading.cubes.get(c, 0) <= in_tray[c] for c in ALL_COLOURS)
+                  and reading.courtiers == vis_court)
         else:
             ok = foreign is not None
         rows.append(SceneResult(
             meta_path.stem, reading.usable, foreign, ok,
             _fmt(reading.cubes, reading.courtiers) if reading.usable else f"unusable: {(reading.reason or '')[:30]}",
             _fmt(vis, vis_court), reading.confidence, dict(reading.cubes), vis, dict(reading.courtiers),
-            vis_court, reading.reason,
+            vis_court, reading.reason, in_tray,
         ))
     return rows

@@ -15,7 +15,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.counter import _Core
+from vision.counter.frame import Core, Prepared
+from vision.counter.merged import beyond_top_square, cells, cubes_in, cubes_in_part, parts
 from vision.plate import TRAY_PPM
 
 calibration_synthetic = pytest.importorskip("calibration.synthetic")
@@ -25,10 +26,8 @@ FACE_CORE_MM = 9.0  # a face's core once the seams are removed
 
 
 @pytest.fixture(scope="module")
-def counter():
-    from vision.counter import TrayCounter
-
-    return TrayCounter(calibration_synthetic.synthetic_profile())
+def prep() -> Prepared:
+    return Prepared(calibration_synthetic.synthetic_profile())
 
 
 def _square(mask: np.ndarray, centre_mm: tuple[float, float], side_mm: float, angle: float) -> None:
@@ -36,44 +35,44 @@ def _square(mask: np.ndarray, centre_mm: tuple[float, float], side_mm: float, an
     cv2.fillConvexPoly(mask, np.round(box).astype(np.int32), 1)
 
 
-def test_faces_touching_at_corners_are_cut_at_their_necks(counter) -> None:
+def test_faces_touching_at_corners_are_cut_at_their_necks(prep) -> None:
     """Three faces turned 45 degrees in a row, each touching the next at a corner: one core, three
     parts of about a face each."""
     mask = np.zeros((int(50 * PPM), int(20 * PPM)), np.uint8)
     step = FACE_CORE_MM * math.sqrt(2) - 1.0  # corners overlap by a millimetre: a neck ~2 mm wide
     for k in range(3):
         _square(mask, (10.0, 10.0 + k * step), FACE_CORE_MM, 45.0)
-    parts = counter._parts(mask > 0, np.full(mask.shape, 120, np.uint8))
-    assert len(parts) == 3
-    for area, length, _ in parts:
+    cut = parts(prep, mask > 0, np.full(mask.shape, 120, np.uint8))
+    assert len(cut) == 3
+    for area, length, _ in cut:
         assert 0.8 * FACE_CORE_MM**2 <= area <= 1.3 * FACE_CORE_MM**2
-        assert counter._cubes_in_part(area, length, 1) == 1
+        assert cubes_in_part(prep, area, length, 1) == 1
 
 
-def test_faces_flush_along_an_edge_form_no_neck(counter) -> None:
+def test_faces_flush_along_an_edge_form_no_neck(prep) -> None:
     mask = np.zeros((int(20 * PPM), int(40 * PPM)), np.uint8)
     for k in range(3):
         _square(mask, (6.0 + k * FACE_CORE_MM, 10.0), FACE_CORE_MM, 0.0)
-    assert counter._parts(mask > 0, np.full(mask.shape, 120, np.uint8)) == ()
+    assert parts(prep, mask > 0, np.full(mask.shape, 120, np.uint8)) == ()
 
 
-def test_grooves_split_a_flush_block_into_faces(counter) -> None:
+def test_grooves_split_a_flush_block_into_faces(prep) -> None:
     """A 2 x 2 block of flush faces: the grooves between them (a pixel or two, darker) make four
     cells; without them the block is one."""
     side = int(round(2 * 9.5 * PPM))
     part = np.ones((side, side), np.uint8)
     gray = np.full((side, side), 90, np.uint8)
-    assert counter._cells(part, gray) == 1
+    assert cells(prep, part, gray) == 1
     mid = side // 2
     gray[mid - 1:mid + 1, :] = 50
     gray[:, mid - 1:mid + 1] = 50
-    assert counter._cells(part, gray) == 4
+    assert cells(prep, part, gray) == 4
     area = side * side / PPM**2
-    assert counter._cubes_in_part(area, math.inf, 4) == 4
+    assert cubes_in_part(prep, area, math.inf, 4) == 4
 
 
-def _core(area: float, squareness: float, length: float, width: float) -> _Core:
-    return _Core("yellow", area, 4.8, squareness, 0.6, 60.0, np.zeros((4, 2), np.int32), (0.0, 0.0),
+def _core(area: float, squareness: float, length: float, width: float) -> Core:
+    return Core("yellow", area, 4.8, squareness, 0.6, 60.0, np.zeros((4, 2), np.int32), (0.0, 0.0),
                  length_mm=length, width_mm=width)
 
 
@@ -83,16 +82,15 @@ def _core(area: float, squareness: float, length: float, width: float) -> _Core:
     (140.0, 0.88, 15.5, 10.3, 2),  # a cube partly on another: overhangs one cube's silhouette
     (132.0, 0.61, 17.6, 12.3, 2),
 ])
-def test_a_patch_within_one_tilted_cube_is_one_cube(counter, area, squareness, length, width, cubes) -> None:
-    n, _, _ = counter._cubes_in(_core(area, squareness, length, width))
-    assert n == cubes
+def test_a_patch_within_one_tilted_cube_is_one_cube(prep, area, squareness, length, width, cubes) -> None:
+    assert cubes_in(prep, _core(area, squareness, length, width)).n == cubes
 
 
 
-def _drawn_core(counter, lower_grey: int) -> _Core:
+def _drawn_core(lower_grey: int) -> tuple[Core, np.ndarray]:
     """A face-sized top (9.5 mm, turned 35 degrees, grey 90) lying on a cube of its colour whose top
     (9.5 mm, 2 mm off towards -y) shows around it at ``lower_grey``; the core is their union, as
-    the seam filter leaves it when no seam shows between them. Sets the counter's grey view."""
+    the seam filter leaves it when no seam shows between them; and the grey view."""
     size = int(30 * PPM)
     gray = np.zeros((size, size), np.uint8)
     lower = np.zeros_like(gray)
@@ -102,29 +100,28 @@ def _drawn_core(counter, lower_grey: int) -> _Core:
     gray[lower > 0] = lower_grey
     gray[upper > 0] = 90
     mask = ((lower > 0) | (upper > 0)).astype(np.uint8)
-    counter._gray = gray
     contour = max(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
     contour = contour.reshape(-1, 2)
     (w, h) = cv2.minAreaRect(contour.astype(np.float32))[1]
     area = np.count_nonzero(mask) / PPM**2
-    return _Core("red", area, 4.8, area / (w * h / PPM**2), 0.6, 40.0, contour, (15 * PPM, 15 * PPM),
-                 length_mm=max(w, h) / PPM, width_mm=min(w, h) / PPM)
+    return Core("red", area, 4.8, area / (w * h / PPM**2), 0.6, 40.0, contour, (15 * PPM, 15 * PPM),
+                length_mm=max(w, h) / PPM, width_mm=min(w, h) / PPM), gray
 
 
-def test_a_lower_cube_beside_a_whole_top_square_is_a_second_cube(counter) -> None:
+def test_a_lower_cube_beside_a_whole_top_square_is_a_second_cube(prep) -> None:
     """Outside one tilted cube's outline, with a whole bright top square and, beyond it, a lower
     cube's top in its shadow: two cubes, though the area alone (about 1.4 faces) rounds to one."""
-    core = _drawn_core(counter, lower_grey=65)
+    core, gray = _drawn_core(lower_grey=65)
     assert not (core.length_mm <= 14.7 and core.width_mm <= 12.0)  # outside the tilted box
     assert round(core.area_mm2 / FACE_CORE_MM**2) == 1
-    assert counter._beyond_top_square(core) >= 10.0
-    n, score, doubt = counter._cubes_in(core)
-    assert n == 2 and score < 1.0 and "under it" in doubt
+    assert beyond_top_square(prep, gray, core) >= 10.0
+    count = cubes_in(prep, core, gray)
+    assert count.n == 2 and count.kind == "stacked" and count.score < 1.0 and "under it" in (count.doubt or "")
 
 
-def test_a_patch_without_a_brighter_top_square_keeps_its_area_reading(counter) -> None:
+def test_a_patch_without_a_brighter_top_square_keeps_its_area_reading(prep) -> None:
     """The same outline evenly lit: no part of it stands out as one cube's top, so nothing says a
     second cube is there, and the area reads one."""
-    core = _drawn_core(counter, lower_grey=90)
-    assert counter._beyond_top_square(core) == 0.0
-    assert counter._cubes_in(core)[0] == 1
+    core, gray = _drawn_core(lower_grey=90)
+    assert beyond_top_square(prep, gray, core) == 0.0
+    assert cubes_in(prep, core, gray).n == 1

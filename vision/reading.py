@@ -25,7 +25,8 @@ class Detection:
     count: int = 1
     score: float = 1.0
     note: str | None = None
-    doubt: bool = False  # this patch puts its colour in doubt (circled on the annotated photo)
+    # True on the patch(es) that put a colour in doubt: the one to circle on the annotated photo.
+    doubt: bool = False
 
 
 def empty_cubes() -> dict[str, int]:
@@ -46,10 +47,11 @@ class TrayReading:
     detections: list[Detection] = field(default_factory=list)
     doubts: list[str] = field(default_factory=list)
     marker_ids: tuple[int, ...] = ()
-    #: the station would act on this frame alone (never true of an unusable reading)
+    # The station would act on this frame alone (the counter's doubt model says it is practically
+    # certain). An unusable reading is never trusted.
     trusted: bool = False
-    #: only the colours in doubt: (count, probability) pairs, most likely first, the first equal to
-    #: ``cubes[colour]``; empty when nothing is in doubt
+    # Only the colours in doubt: (count, probability) most likely first, the first count equal to
+    # ``cubes[colour]``, probabilities summing to 1 (3 places), at most 4 a colour. {} when sure.
     alternatives: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
 
     @classmethod
@@ -66,7 +68,7 @@ class TrayReading:
             "cubes": {c: int(self.cubes.get(c, 0)) for c in ALL_COLOURS},
             "courtiers": {c: int(self.courtiers.get(c, 0)) for c in PLAYER_COLOURS},
             "confidence": round(float(self.confidence), 3),
-            "trusted": bool(self.trusted),
-            "alternatives": {c: [{"count": int(n), "p": round(float(p), 3)} for n, p in alts]
-                             for c, alts in self.alternatives.items()},
+            "trusted": bool(self.trusted and self.usable),
+            "alternatives": {c: [{"count": int(k), "p": round(float(p), 3)} for k, p in options]
+                             for c, options in self.alternatives.items()},
         }

@@ -1,0 +1,160 @@
+"""The decision model: how sure a reading is, in probabilities fitted on renders.
+
+Every counted patch carries the kind of reading it was (``Count.kind``: a whole face, a tilted
+cube, a cube on another, touching faces ...). On the tuning renders, each patch was matched with
+the pieces under it (ground truth), which says how often a reading of each kind is off and by how
+much: ``P(delta | kind)`` for delta in -2..+2 cubes (``doubt_model.json``, written by
+``calibration/fit_counter_doubt.py``). Cubes that no patch stood for are a rate per counted cube
+(Poisson). A colour's possible counts are its count plus the sum of its patches' deltas and the
+missed cubes; the frame is right with the product of each colour's most probable count's
+probability. ``trusted`` is that product at or above ``trust_p``, set on the tuning renders so
+that no trusted reading there was wrong (with a margin); a colour whose runner-up count has at
+least ``doubt_min`` goes into ``alternatives``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.counter.merged import Count
+
+MODEL_PATH = Path(__file__).with_name("doubt_model.json")
+DELTAS = (-2, -1, 0, 1, 2)
+MAX_ALTERNATIVES = 4
+MIN_SHOWN_P = 0.01  # counts less probable than this are left out of the alternatives
+
+
+# Bins of a patch's area (in faces' cores, per cube it was read as) that split a kind's table: a
+# "face" much smaller than a face is often a sliver of a cube already counted, one much larger
+# often hides a second cube's visible part; touching faces larger per cube than a whole face often
+# hold one cube more. Chosen on the tuning renders' error cases (calibration/fit_counter_doubt.py).
+FACE_PART_BELOW = 0.75
+FACE_LARGE_FROM = 1.2
+TOUCHING_FULL_FROM = 1.12
+TOUCHING_OVER_FROM = 1.25
+# A patch read as two cubes, one partly on another, that is much dimmer than a flat top of its
+# colour is more often one cube leaning on the pile: its faces turn away from the ring light.
+MERGED_DIM_BELOW = 0.68
+
+
+def model_key(count: Count) -> str:
+    """The table a reading's deltas come from: its kind, binned by its area per cube."""
+    per_cube = count.faces / max(count.n, 1)
+    if count.kind == "face" and count.faces > 0:
+        if per_cube < FACE_PART_BELOW:
+            return "face_part"
+        return "face_large" if per_cube >= FACE_LARGE_FROM else "face"
+    if count.kind == "merged" and count.shade < MERGED_DIM_BELOW:
+        return "merged_dim"
+    if count.kind == "touching":
+        if per_cube >= TOUCHING_OVER_FROM:
+            return "touching_over"
+        return "touching_full" if per_cube >= TOUCHING_FULL_FROM else "touching"
+    return count.kind
+
+
+@dataclass
+class Verdict:
+    cubes: dict[str, int]
+    trusted: bool
+    p_right: float
+    alternatives: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
+    doubtful: set[int] = field(default_factory=set)  # indices (as given) of the patches in doubt
+
+
+@dataclass
+class DoubtModel:
+    deltas: dict[str, list[float]]  # kind -> P(delta) for DELTAS
+    missed_per_cube: float = 0.0
+    trust_p: float = 0.97
+    doubt_min: float = 0.02
+    notes: dict[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path = MODEL_PATH) -> DoubtModel:
+        data = json.loads(Path(path).read_text())
+        return cls({k: [float(v) for v in vs] for k, vs in data["deltas"].items()},
+                   float(data["missed_per_cube"]), float(data["trust_p"]), float(data["doubt_min"]),
+                   dict(data.get("notes", {})))
+
+    def to_json(self) -> dict[str, object]:
+        return {"deltas": {k: [round(v, 5) for v in vs] for k, vs in sorted(self.deltas.items())},
+                "missed_per_cube": round(self.missed_per_cube, 5), "trust_p": self.trust_p,
+                "doubt_min": self.doubt_min, "notes": self.notes}
+
+    def _table(self, count: Count) -> np.ndarray:
+        probs = self.deltas.get(model_key(count)) or self.deltas.get(count.kind) or self.deltas["face"]
+        return np.asarray(probs, np.float64)
+
+    def colour_distribution(self, n: int, items: list[Count]) -> dict[int, float]:
+        """P(the camera should count k) for one colour read as ``n`` from ``items``."""
+        dist = np.array([1.0])  # over deltas, offset so that index ``off`` is delta 0
+        off = 0
+        for count in items:
+            dist = np.convolve(dist, self._table(count))
+            off += 2
+        lam = self.missed_per_cube * max(n, 1)
+        if lam > 0:
+            poisson = np.exp(-lam) * np.array([1.0, lam, lam * lam / 2, lam**3 / 6])
+            poisson[-1] += max(0.0, 1.0 - poisson.sum())
+            dist = np.convolve(dist, poisson)
+        out: dict[int, float] = {}
+        for i, p in enumerate(dist):
+            if p <= 1e-9:
+                continue
+            k = max(0, n + i - off)
+            out[k] = out.get(k, 0.0) + float(p)
+        total = sum(out.values())
+        return {k: p / total for k, p in out.items()}
+
+    def assess(self, cubes: dict[str, int], items: list[tuple[str, Count]], complete: bool = True) -> Verdict:
+        """The verdict on a usable reading: ``cubes`` as counted, ``items`` every counted cube patch
+        (colour, count) in the order of the reading's patches."""
+        by_colour: dict[str, list[tuple[int, Count]]] = {}
+        for i, (colour, count) in enumerate(items):
+            by_colour.setdefault(colour, []).append((i, count))
+        out_cubes = dict(cubes)
+        alternatives: dict[str, list[tuple[int, float]]] = {}
+        doubtful: set[int] = set()
+        p_right = 1.0 if complete else 0.95
+        weakest: tuple[float, str, list[tuple[int, float]]] | None = None
+        for colour, n in cubes.items():
+            mine = by_colour.get(colour, [])
+            dist = self.colour_distribution(n, [c for _, c in mine])
+            ranked = sorted(dist.items(), key=lambda kv: (-kv[1], abs(kv[0] - n)))
+            best, p_best = ranked[0]  # the stages' count unless the model finds another more probable
+            out_cubes[colour] = best
+            p_right *= p_best
+            # The count and its likeliest rivals: at least the runner-up, at most four in all.
+            shown = ranked[:1] + [kv for kv in ranked[1:MAX_ALTERNATIVES] if kv[1] >= MIN_SHOWN_P]
+            if len(shown) == 1 and len(ranked) > 1:
+                shown.append(ranked[1])
+            if len(shown) > 1 and (weakest is None or p_best < weakest[0]):
+                weakest = (p_best, colour, shown)
+            if 1.0 - p_best < self.doubt_min:
+                continue
+            alternatives[colour] = _rounded(shown)
+            wrong = [(1.0 - self._table(c)[2], i) for i, c in mine]
+            if wrong:
+                worst = max(w for w, _ in wrong)
+                doubtful |= {i for w, i in wrong if w >= 0.5 * worst and w >= self.doubt_min}
+        trusted = p_right >= self.trust_p
+        if not trusted and not alternatives and weakest is not None:
+            # Many colours each a little unsure: the frame is not trusted, so name the least sure.
+            alternatives[weakest[1]] = _rounded(weakest[2])
+        if trusted:
+            alternatives, doubtful = {}, set()
+        return Verdict(out_cubes, trusted, p_right, alternatives, doubtful)
+
+
+def _rounded(options: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """Probabilities renormalised and rounded to 3 places, summing to exactly 1 (the first absorbs
+    the rounding)."""
+    total = sum(p for _, p in options)
+    out = [(k, round(p / total, 3)) for k, p in options]
+    rest = round(1.0 - sum(p for _, p in out[1:]), 3)
+    return [(out[0][0], rest)] + out[1:]

@@ -1,0 +1,144 @@
+"""Faces, not blobs: every pixel's colour class, and one core per visible top face.
+
+Under the ring light a cube's top face is bright and even, its bevelled edges and the gaps to its
+neighbours thin dark seams. Removing seam pixels (a black-hat filter, relative to the local
+brightness so it works for black cubes as for yellow) splits touching cubes of one colour into one
+*core* per visible face; dark side faces are thin slivers and are dropped by their inscribed radius.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, bgr_to_lab
+from vision.counter.frame import Core, Frame, Prepared, filled_area, largest_contour
+from vision.counter.merged import parts, summits
+from vision.counter.tuning import FACE_AREA_MM2, PPM
+
+
+def labels(prep: Prepared, frame: Frame) -> np.ndarray:
+    """Class codes of the tray view. A pixel that sensor noise threw out of every class takes the
+    class of its 3 x 3 median colour; every pixel that did match a class keeps its own."""
+    out = prep.classifier.classify(frame.tray, frame.level)
+    holes = out == UNKNOWN
+    if holes.any():
+        smooth = cv2.medianBlur(frame.tray, 3)[holes]
+        out[holes] = prep.classifier.classify(smooth.reshape(-1, 1, 3), frame.level).reshape(-1)
+    return out
+
+
+def shadow_is_not_black(prep: Prepared, frame: Frame) -> None:
+    """Floor in an arm's shadow can be as dark as a black cube, but not next to the floor around
+    it: "black" pixels brighter than ``prep.black_ratio`` of the local floor level are floor.
+    Twice, so floor won back from the shadow informs the level inside it. Edits ``frame.labels``."""
+    lab, gray = frame.labels, frame.gray
+    assert lab is not None and gray is not None
+    black = COLOUR_CODES["black"]
+    if not (lab == black).any():
+        return
+    small_size = (max(1, int(round(gray.shape[1] / PPM / 2))), max(1, int(round(gray.shape[0] / PPM / 2))))
+    sigma = prep.tuning.FLOOR_LEVEL_SIGMA_MM / 2
+    small = cv2.resize(gray, small_size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    for _ in range(2):
+        is_black = lab == black
+        floor = cv2.resize((lab == BACKGROUND).astype(np.float32), small_size, interpolation=cv2.INTER_AREA)
+        num = cv2.GaussianBlur(small * floor, (0, 0), sigma)
+        den = cv2.GaussianBlur(floor, (0, 0), sigma)
+        if float(den.max()) <= 1e-3:
+            return
+        wide_num = cv2.GaussianBlur(num, (0, 0), 2 * sigma)
+        wide_den = cv2.GaussianBlur(den, (0, 0), 2 * sigma)
+        level = np.where(den > 0.05, num / np.maximum(den, 1e-6), wide_num / np.maximum(wide_den, 1e-6))
+        level = cv2.resize(level, (gray.shape[1], gray.shape[0]), interpolation=cv2.INTER_LINEAR)
+        lit = is_black & (gray.astype(np.float32) > prep.black_ratio * level)
+        if not lit.any():
+            return
+        lab[lit] = BACKGROUND
+
+
+def _not_seam(prep: Prepared, gray: np.ndarray) -> np.ndarray:
+    t = prep.tuning
+    smooth = cv2.GaussianBlur(gray, (5, 5), 0)  # a black top's sensor noise is as deep as its seams
+    closed = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, prep.seam_kernel)
+    depth = cv2.subtract(closed, smooth)
+    return (depth.astype(np.float32) <= t.SEAM_DEPTH * closed.astype(np.float32) + t.SEAM_FLOOR).view(np.uint8)
+
+
+def cores(prep: Prepared, frame: Frame) -> list[Core]:
+    """One core per visible face (or faces merged where a seam was missed), per colour."""
+    t = prep.tuning
+    lab, gray, tray = frame.labels, frame.gray, frame.tray
+    assert lab is not None and gray is not None
+    not_seam = _not_seam(prep, gray)
+    out: list[Core] = []
+    height, width = lab.shape
+    frame.colour_boxes = {}
+    for colour, code in COLOUR_CODES.items():
+        is_colour = (lab == code).view(np.uint8)
+        bx, by, bw, bh = cv2.boundingRect(is_colour)
+        if bw == 0 or bh == 0:
+            continue
+        # Work in the colour's bounding box (padded): the same result, a fraction of the pixels.
+        ox, oy = max(bx - 3, 0), max(by - 3, 0)
+        box = (slice(oy, min(by + bh + 3, height)), slice(ox, min(bx + bw + 3, width)))
+        frame.colour_boxes[colour] = (is_colour[box], ox, oy)
+        mask = cv2.morphologyEx(is_colour[box] & not_seam[box], cv2.MORPH_OPEN, prep.k3)
+        n, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        if n <= 1:
+            continue
+        dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+        means: list[tuple[float, ...]] = []
+        found: list[tuple] = []
+        for i in range(1, n):
+            area_mm2 = stats[i, cv2.CC_STAT_AREA] / PPM**2
+            if area_mm2 < 0.1 * FACE_AREA_MM2:
+                continue
+            lx, ly, w, h = stats[i, :4]
+            x, y = lx + ox, ly + oy
+            sub = comp[ly:ly + h, lx:lx + w] == i
+            dsub = np.where(sub, dist[ly:ly + h, lx:lx + w], 0).astype(np.float32)
+            r = float(dsub.max()) / PPM
+            contour = None
+            if r < t.HOLED_RADIUS_MM:
+                # Sensor noise punches holes into a dark face: a hole is not an edge, measure filled.
+                local = largest_contour(sub.astype(np.uint8))
+                filled = np.zeros((h + 2, w + 2), np.uint8)
+                cv2.drawContours(filled, [(local + 1).reshape(-1, 1, 2)], -1, 1, -1)
+                r = float(cv2.distanceTransform(filled, cv2.DIST_L2, 3).max()) / PPM
+                contour = local + np.array([x, y])
+            if r < t.MIN_FACE_RADIUS_MM:
+                continue
+            if contour is None:
+                contour = largest_contour(sub.astype(np.uint8)) + np.array([x, y])
+            rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
+            (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
+            px_area = float(stats[i, cv2.CC_STAT_AREA])
+            hull_area = max(cv2.contourArea(cv2.convexHull(contour.astype(np.int32))), 1.0)
+            small = area_mm2 < 1.5 * t.FACE_CORE_MM2
+            if px_area / hull_area < t.MIN_SOLIDITY and small:
+                continue
+            # No part of one face is longer than its diagonal: a long thin sliver is a crevice.
+            if small and max(rect_w, rect_h) / PPM > t.MAX_FACE_LENGTH_MM:
+                continue
+            means.append(cv2.mean(tray[y:y + h, x:x + w], sub.astype(np.uint8))[:3])
+            found.append((i, area_mm2, r, px_area / max(rect_w * rect_h, 1.0),
+                          filled_area(contour) / (math.pi * rad * rad), contour, rect_w, rect_h, sub, dsub, x, y, w, h))
+        if not found:
+            continue
+        # Each pixel passed the colour's gate; the face's mean must pass it too (a dark crevice
+        # only brushes black's edge pixel by pixel). One conversion for all of a colour's faces.
+        labs = bgr_to_lab(np.array(means, np.float32).reshape(-1, 1, 3), frame.level).reshape(-1, 3)
+        gated = prep.models[colour].mahalanobis2(labs) <= t.FACE_GATE
+        for (i, area_mm2, r, square, rnd, contour, rect_w, rect_h, sub, dsub, x, y, w, h), lab_i, ok in zip(
+                found, labs, gated, strict=True):
+            if not ok:
+                continue
+            cut = parts(prep, sub, gray[y:y + h, x:x + w]) if area_mm2 > t.SINGLE_MAX_MM2 else ()
+            out.append(Core(colour, area_mm2, r, square, rnd, float(lab_i[0]), contour,
+                            (float(cents[i][0] + ox), float(cents[i][1] + oy)),
+                            summits(prep, dsub) if area_mm2 > t.SINGLE_MAX_MM2 and not cut else 1,
+                            max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM, parts=cut))
+    return out

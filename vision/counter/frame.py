@@ -1,0 +1,170 @@
+"""What the stages share: the counter's prepared tools, one frame's state, and a face's core.
+
+``Prepared`` is built once per colour profile (marker detector, pixel classifier, kernels, the
+colour models); ``Frame`` carries one frame through the stages (its views, class labels, pose) so
+that no stage keeps per-frame state anywhere else; ``Core`` is one visible face (or merged faces,
+a strip, a pawn's head) measured in millimetres.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.colour import PixelClassifier, lab_to_reflectance, reflectance_to_lab
+from vision.counter.tuning import PPM, TUNING, Tuning
+from vision.plate import TRAY_VIEW
+from vision.profile import ColourProfile
+from vision.reading import Detection
+from vision.rectify import MarkerLocator, PlatePose
+
+
+@dataclass
+class Core:
+    """One patch of a colour that the stages read as a face (or several merged, a strip, a pawn)."""
+
+    colour: str
+    area_mm2: float
+    radius_mm: float  # inscribed radius
+    squareness: float  # share of its minimum-area rectangle it fills
+    roundness: float  # share of its enclosing circle it fills
+    lightness: float  # L* of its mean colour
+    contour: np.ndarray  # in tray-view pixels
+    centre: tuple[float, float]  # tray-view pixels
+    summits: int = 1  # distance-transform summits (faces merged through missed seams)
+    length_mm: float = 0.0  # long side of the minimum-area rectangle
+    width_mm: float = 0.0  # and its short side
+    # Its colour's pixels within reach of the core and nearer to it than to any other core of the
+    # colour (partial faces only; see vision.counter.partial).
+    visible_mm2: float | None = None
+    strip: bool = False  # a visible part found around other faces, with no core of its own
+    # Round and wider than any face, like a coin, but shaded like a cube standing on a corner or an
+    # edge (its top-down outline a hexagon): read as one cube, in doubt (see vision.counter.guards).
+    corner: bool = False
+    quarter_mm2: float = 0.0  # the visible top area that makes this cube count
+    # A merged core cut at its necks: per part (area mm2, length mm, cells). Empty: not cut.
+    parts: tuple[tuple[float, float, int], ...] = ()
+
+
+def disc(mm: float) -> np.ndarray:
+    k = max(3, int(round(mm * PPM)) | 1)
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+
+
+class Prepared:
+    """The tools every frame needs, built once per profile (the expensive part of a counter)."""
+
+    def __init__(self, profile: ColourProfile, tuning: Tuning = TUNING) -> None:
+        t = tuning
+        self.tuning = t
+        self.profile = profile
+        self.locator = MarkerLocator()
+        self.classifier = PixelClassifier(profile)
+        self.seam_kernel = disc(t.SEAM_KERNEL_MM)
+        self.summit_kernel = disc(t.SUMMIT_SPACING_MM)
+        self.strip_kernel = disc(2 * t.STRIP_MIN_RADIUS_MM - 1 / PPM)
+        self.reach_kernel = disc(2 * t.FACE_REACH_MM)
+        self.pawn_open_kernel = disc(2.0)  # what is left beside a face: slivers along its edges go
+        self.k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        self.top_l = {c: m.mean[0] for c, m in profile.colours.items()}
+        self.models = {c: self.classifier.tolerant_model(c) for c in profile.colours}
+        self.pawn_l = {c: m.mean[0] for c, m in profile.courtiers.items()}
+        # Black's brightness relative to the floor as calibrated, in encoded grey; halfway (in log
+        # terms) between that and the floor is the line between black and shadowed floor.
+        black_l = float(lab_lightness_to_grey(profile.colours["black"].mean[0]))
+        floor_l = float(lab_lightness_to_grey(profile.background.mean[0]))
+        self.black_ratio = max(min(black_l / max(floor_l, 1e-6), 1.0), 1e-3) ** t.BLACK_SPLIT_EXPONENT
+        self.hand_chroma = t.HAND_CHROMA_FACTOR * tinted_chroma(profile.background, t.HAND_TINT)
+
+
+@dataclass
+class Frame:
+    """One frame on its way through the stages."""
+
+    pose: PlatePose
+    plate: np.ndarray  # the plate view (BGR), for the hand guard
+    tray: np.ndarray  # the tray view (BGR) on the plane of the cube tops
+    level: np.ndarray  # the plate's white level (white balance)
+    labels: np.ndarray | None = None  # class codes of the tray view
+    gray: np.ndarray | None = None  # the tray view in grey
+    # Per colour, its pixels (1) in its padded bounding box and the box's origin (set by faces).
+    colour_boxes: dict[str, tuple[np.ndarray, int, int]] = field(default_factory=dict)
+    debug: dict[str, Any] = field(default_factory=dict)
+    _to_image: np.ndarray | None = None
+
+    @property
+    def camera_mm(self) -> np.ndarray:
+        return self.pose.camera_position_mm()
+
+    def detections(self, pending: list[tuple[str, str | None, np.ndarray, int, float, str | None]]) -> list[Detection]:
+        """Detections for readings (kind, colour, tray-view contour, count, score, note): every
+        outline projected into the original frame at once."""
+        if not pending:
+            return []
+        if self._to_image is None:
+            self._to_image = TRAY_VIEW.view_to_image(self.pose)
+        outlines = [p[2].reshape(-1, 2) for p in pending]
+        pts = np.concatenate(outlines).reshape(-1, 1, 2).astype(np.float64)
+        img = cv2.perspectiveTransform(pts, self._to_image).reshape(-1, 2).astype(np.float32)
+        out, start = [], 0
+        for (kind, colour, _, count, score, note), view in zip(pending, outlines, strict=True):
+            c = view.mean(axis=0)
+            centre = (TRAY_VIEW.x0 + (c[0] + 0.5) / PPM, TRAY_VIEW.y0 + (c[1] + 0.5) / PPM)
+            out.append(Detection(kind, colour, img[start:start + len(view)], centre, count, score, note))
+            start += len(view)
+        return out
+
+
+def tinted_chroma(model: Any, t: float) -> float:
+    """Chroma (Lab) of a model's mean colour under the warm or cool tint ``t``, whichever is larger."""
+    refl = lab_to_reflectance(model.mean_array)[0]
+    out = 0.0
+    for sign in (1.0, -1.0):
+        gains = np.array([np.exp(sign * t), 1.0, np.exp(-sign * t)])
+        lab = reflectance_to_lab((refl * gains).reshape(1, 1, 3)).reshape(3)
+        out = max(out, float(np.hypot(lab[1], lab[2])))
+    return out
+
+
+def lab_lightness_to_grey(l_star: float) -> float:
+    """CIE L* to an sRGB-encoded grey level in 0..1 (the scale of the camera's grey image)."""
+    y = ((l_star + 16) / 116) ** 3 if l_star > 8 else l_star / 903.3
+    return 12.92 * y if y <= 0.0031308 else 1.055 * y ** (1 / 2.4) - 0.055
+
+
+def largest_contour(mask: np.ndarray) -> np.ndarray:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return np.zeros((1, 2), np.int32)
+    return max(contours, key=cv2.contourArea).reshape(-1, 2)
+
+
+def filled_area(contour: np.ndarray) -> float:
+    """Area inside an outline, holes included (a pawn's glossy highlight leaves a hole in its core)."""
+    return float(cv2.contourArea(contour.astype(np.float32).reshape(-1, 1, 2)))
+
+
+def roundness(contour: np.ndarray) -> float:
+    """Share of its enclosing circle an outline fills (a disc ~1, a square face 0.64)."""
+    (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
+    return filled_area(contour) / max(math.pi * rad * rad, 1e-6)
+
+
+def check_frame(frame: np.ndarray) -> np.ndarray:
+    if not isinstance(frame, np.ndarray):
+        raise TypeError(f"a frame must be a numpy array, not {type(frame).__name__}")
+    if frame.dtype != np.uint8:
+        raise ValueError(f"a frame must be 8-bit (uint8), not {frame.dtype}")
+    if frame.ndim == 2:
+        return cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    if frame.ndim != 3 or frame.shape[2] not in (3, 4):
+        raise ValueError(f"a frame must be H x W x 3 (BGR), not {frame.shape}")
+    if frame.shape[2] == 4:
+        return cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    if frame.shape[0] < 240 or frame.shape[1] < 320:
+        raise ValueError(f"a frame of {frame.shape[1]}x{frame.shape[0]} is too small to read the tray")
+    return frame

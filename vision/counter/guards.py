@@ -1,0 +1,82 @@
+"""Guards: what makes a frame unusable rather than counted -- a hand over the walls, something
+large of no colour (a coin, a finger), a round patch of a cube colour wider than any face."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.colour import BACKGROUND, UNKNOWN, bgr_to_lab
+from vision.counter.frame import Core, Frame, Prepared, largest_contour
+from vision.counter.tuning import PPM
+from vision.plate import HAND_RING_MASK, PLATE_VIEW
+from vision.reading import Detection
+
+
+def hand_over_walls(prep: Prepared, frame: Frame) -> str | None:
+    """A hand or finger reaching in crosses the plate right around the tray. Anything there that
+    the classifier does not take for the grey plate (which it accepts under a shadow or another
+    tint of light) and that is coloured beyond what any light could tint the plate is a hand."""
+    labels = prep.classifier.classify(frame.plate, frame.level)
+    odd = (labels != BACKGROUND) & (HAND_RING_MASK > 0)
+    if odd.any():
+        lab = bgr_to_lab(frame.plate[odd].reshape(-1, 1, 3), frame.level).reshape(-1, 3)
+        odd[odd] = np.hypot(lab[:, 1], lab[:, 2]) > prep.hand_chroma
+    odd8 = cv2.morphologyEx(odd.astype(np.uint8), cv2.MORPH_OPEN, prep.k3)
+    area = float(cv2.countNonZero(odd8)) / (PLATE_VIEW.ppm**2)
+    frame.debug["hand_area_mm2"] = area
+    if area >= prep.tuning.HAND_AREA_MM2:
+        return f"a hand or finger is over the tray ({area:.0f} mm2 of it on the plate by the walls)"
+    return None
+
+
+def colourless_objects(prep: Prepared, frame: Frame) -> list[Detection]:
+    """Patches that match no colour and are wider than any cube face (inscribed radius)."""
+    assert frame.labels is not None
+    unknown = cv2.morphologyEx((frame.labels == UNKNOWN).astype(np.uint8), cv2.MORPH_OPEN, prep.k3)
+    dist = cv2.distanceTransform(unknown, cv2.DIST_L2, 3)
+    limit = prep.tuning.FOREIGN_RADIUS_MM
+    frame.debug["foreign_radius_mm"] = float(dist.max()) / PPM
+    if dist.max() < limit * PPM:
+        return []
+    n, comp = cv2.connectedComponents(unknown)
+    pending = []
+    for i in range(1, n):
+        blob = comp == i
+        r = float(dist[blob].max()) / PPM
+        if r >= limit:
+            pending.append(("foreign", None, largest_contour(blob.astype(np.uint8)), 1, 1.0,
+                            f"{r * 2:.0f} mm wide, no colour"))
+    return frame.detections(pending)
+
+
+def shading(frame: Frame, core: Core) -> float:
+    """Brightness spread inside a core: standard deviation over mean of its grey pixels. A coin is
+    one flat disc under the ring light; a cube standing on an edge or a corner shows two or three
+    faces turned differently to it."""
+    assert frame.gray is not None
+    x, y, w, h = cv2.boundingRect(core.contour.reshape(-1, 1, 2).astype(np.int32))
+    mask = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [(core.contour - [x, y]).reshape(-1, 1, 2).astype(np.int32)], -1, 1, -1)
+    mean, std = cv2.meanStdDev(frame.gray[y:y + h, x:x + w], mask=mask)
+    return float(std[0, 0]) / max(float(mean[0, 0]), 1.0)
+
+
+def coloured_objects(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
+    """Round patches of a cube colour wider than any face of a 10 mm cube that are evenly lit, as
+    a flat disc is: a coin (a brass one looks yellow). Returned, to refuse the frame.
+
+    A cube standing on a corner or an edge on a pile has a top-down outline about as wide and as
+    round (a hexagon), but shows two or three faces turned differently to the light: such a patch
+    is marked ``corner`` (in place) and read as one cube in doubt, so that the drop cycle settles
+    it with the break-beam and the tower's ledger instead of refusing a clean tray."""
+    t = prep.tuning
+    odd = [c for c in cores if (c.radius_mm > t.FOREIGN_COLOURED_RADIUS_MM and c.roundness > 0.6)
+           or (c.radius_mm > t.FOREIGN_ROUND_RADIUS_MM and c.roundness > t.FOREIGN_ROUNDNESS)]
+    coins = []
+    for c in odd:
+        if shading(frame, c) <= t.COIN_MAX_SHADING:
+            coins.append(c)
+        else:
+            c.corner = True
+    return coins

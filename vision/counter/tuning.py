@@ -1,0 +1,135 @@
+"""Every number the counter's stages decide by, in one documented object.
+
+The values are lengths and areas in millimetres on the plane of the cube tops (the tray view), so
+they hold for any camera pose the markers give. Most come from the geometry of a 10 mm cube under a
+ring light seen from about 300 mm; the decision model's numbers (how often each kind of reading is
+wrong) are fitted on the tuning renders and live in ``doubt_model.json`` (see
+:mod:`vision.counter.doubt`). ``TUNING`` is the instance the stages use; a test or a tuning script
+may build a ``Tuning(...)`` with other values.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from vision import geometry as g
+from vision.plate import TRAY_VIEW
+
+PPM = TRAY_VIEW.ppm
+FACE_AREA_MM2 = g.CUBE_EDGE_MM**2
+
+
+@dataclass(frozen=True)
+class Tuning:
+    # -- faces (vision.counter.faces) --
+    # A seam is a thin line darker than its surroundings by this fraction of their brightness.
+    SEAM_DEPTH: float = 0.10
+    SEAM_KERNEL_MM: float = 2.0
+    SEAM_FLOOR: float = 3.0  # grey levels: below this a dip is noise even on a black top
+    # A visible face must keep at least this inscribed radius once seams are removed (the quarter of
+    # a 10 mm face that makes a cube count is a 5 x 5 mm corner, less its seams; side faces seen from
+    # above are under ~3 mm wide and split from their top by the bevel seam).
+    MIN_FACE_RADIUS_MM: float = 1.3
+    MIN_FACE_AREA_MM2: float = 0.15 * FACE_AREA_MM2
+    HOLED_RADIUS_MM: float = 3.0  # a core this thin may be a face riddled with noise: holes filled
+    # A visible face is a convex patch; the crevices and shadows between cubes that pass for black
+    # are ragged. Cores filling less of their convex hull are not faces.
+    MIN_SOLIDITY: float = 0.6
+    FACE_GATE: float = 12.0  # Mahalanobis^2 of a face's mean colour against its colour's model
+    MAX_FACE_LENGTH_MM: float = 1.1 * math.sqrt(2) * g.CUBE_EDGE_MM  # a face's diagonal, magnified
+    FLOOR_LEVEL_SIGMA_MM: float = 8.0  # smoothing of the local floor level
+    BLACK_SPLIT_EXPONENT: float = 1 / 3  # where between black and floor (log grey) shadowed floor starts
+    # -- pawns (vision.counter.pawns) --
+    PAWN_ROUNDNESS: float = 0.55
+    PAWN_ROUNDNESS_BLACK: float = 0.8
+    PAWN_MAX_SQUARENESS: float = 0.88  # a disc fills pi/4 of its bounding square, a face nearly all
+    # A pawn lying down: its core (about 12-13 x 9-10 mm) is longer than any whole face's core and
+    # tapered; as wide as its base less the seams, most of a face's area, rounded outline.
+    LYING_PAWN_MIN_LENGTH_MM: float = 11.0
+    LYING_PAWN_MAX_SQUARENESS: float = 0.8
+    LYING_PAWN_MIN_WIDTH_MM: float = 0.8 * g.COURTIER_BASE_MM
+    LYING_PAWN_MIN_MM2: float = 0.6 * FACE_AREA_MM2
+    LYING_PAWN_MIN_ROUNDNESS: float = 0.45
+    # A standing pawn's head is a ball about 7 mm across over its 10 mm base: what is split off a
+    # face as a pawn must be at least that wide and most of that area.
+    PAWN_HEAD_MIN_MM2: float = 0.3 * FACE_AREA_MM2
+    PAWN_HEAD_MIN_RADIUS_MM: float = 2.5
+    PAWN_TOP_ROUNDNESS: float = 0.8
+    PAWN_SHARE_MIN: float = 0.15  # a face with a pawn merged is darker than a top by this share of the gap
+    # -- partial cubes (vision.counter.partial) --
+    # A cube counts when a quarter of its silhouette is visible from above (the spec's rule); the
+    # visible top alone must make up TOP_SHARE_OF_VISIBLE of that quarter (its sides are too dark
+    # for the colour's gate).
+    VISIBLE_FRACTION: float = 0.25
+    TOP_SHARE_OF_VISIBLE: float = 0.75
+    # A partial face from this share of the quarter up to it is counted, in doubt: on the tuning
+    # renders every such face was a real cube, most of them a quarter visible or more.
+    NEAR_QUARTER: float = 0.6
+    FACE_REACH_MM: float = 1.5  # the seam band around a core and the bevel beyond it
+    SMALL_FACE_MM2: float = 0.35 * FACE_AREA_MM2
+    # A strip of a lower cube's top with no core of its own: at least a quarter face, as wide as a
+    # quarter face's strip, no longer than a face's diagonal (a thin one no longer than an edge).
+    STRIP_MIN_RADIUS_MM: float = 1.1
+    THIN_STRIP_RADIUS_MM: float = 0.25 * g.CUBE_EDGE_MM
+    THIN_STRIP_MAX_LENGTH_MM: float = 1.3 * g.CUBE_EDGE_MM
+    # -- merged faces (vision.counter.merged) --
+    SINGLE_MAX_MM2: float = 1.75 * FACE_AREA_MM2  # the largest silhouette one (tilted) cube shows
+    SINGLE_SQUARENESS: float = 0.92
+    # One tilted cube shows its top foreshortened and one side: at most a face's diagonal long
+    # (magnified ~4 % on the second layer) and a face wide (10.7 mm on the third layer).
+    TILTED_MAX_LENGTH_MM: float = 1.04 * math.sqrt(2) * g.CUBE_EDGE_MM
+    TILTED_MAX_WIDTH_MM: float = 1.2 * g.CUBE_EDGE_MM
+    # A whole, clean top square with colour beyond it holds a second cube partly under it.
+    TOP_SHARE: float = 0.85
+    TOP_SQUARE_FILL: float = 0.9
+    TOP_SQUARE_SIDES_MM: tuple[float, float] = (0.85 * g.CUBE_EDGE_MM, 1.1 * g.CUBE_EDGE_MM)
+    PILE_FIRST_MM2: float = 1.15 * FACE_AREA_MM2
+    PILE_NEXT_MM2: float = 0.97 * FACE_AREA_MM2
+    SUMMIT_SPACING_MM: float = 7.0
+    SUMMIT_MIN_MM: float = 2.5
+    NECK_MM: float = 2.5  # faces merged at a corner join through a neck narrower than twice this
+    GROOVE_SHARE: float = 0.8  # a groove between flush faces: darker than this share of the tops
+    GROOVED_FACE_MM2: float = (g.CUBE_EDGE_MM - 0.5) ** 2
+    NECK_SEED_MM2: float = 3.0
+    # -- guards (vision.counter.guards) --
+    # Matching no colour and wider than any cube face: a coin (20 mm), a fingertip (~16 mm).
+    FOREIGN_RADIUS_MM: float = 5.5
+    # A round patch of a cube colour wider than a face (a brass coin looks yellow). A tilted cube on
+    # the third layer shows up to ~5.5 mm inscribed radius, one standing on a corner a hexagon of
+    # ~7 mm; a 20 mm coin ~9 mm, nibbled by noise to ~6.7 mm at worst.
+    FOREIGN_COLOURED_RADIUS_MM: float = 7.0
+    FOREIGN_ROUND_RADIUS_MM: float = 6.0
+    FOREIGN_ROUNDNESS: float = 0.75
+    # A coin is one flat, evenly lit disc; a cube on its corner shows two or three faces at other
+    # angles to the light. A candidate whose brightness spread (standard deviation over mean, grey)
+    # exceeds this is read as a cube on its corner, in doubt, not refused. Flat whole faces measure
+    # 0.04 to 0.22 (median 0.1) on the tuning renders; no tuning render holds a coin of a cube
+    # colour or a cube on its corner wide enough to reach this test, so the value is reasoned, not
+    # fitted: a wrong call costs a question (the patch is in doubt), not a silent error.
+    COIN_MAX_SHADING: float = 0.12
+    HAND_AREA_MM2: float = 40.0
+    # The tint the plate keeps under an arm's shadow after the white balance (log gains up to about
+    # +-0.12 between red and blue), and how far beyond the plate's chroma a hand's colour must be.
+    HAND_TINT: float = 0.12
+    HAND_CHROMA_FACTOR: float = 1.0
+
+    @property
+    def QUARTER_FACE_MM2(self) -> float:  # noqa: N802 - a derived constant
+        """The least visible top that can make a cube count: right under the camera."""
+        return self.VISIBLE_FRACTION * self.TOP_SHARE_OF_VISIBLE * FACE_AREA_MM2
+
+    @property
+    def BEYOND_TOP_MM2(self) -> float:  # noqa: N802
+        """The least top a counted lower cube shows beyond an upper one's square (about half is
+        taken by the seam filter along the upper cube's bevel)."""
+        return 0.5 * self.QUARTER_FACE_MM2
+
+    @property
+    def FACE_CORE_MM2(self) -> float:  # noqa: N802
+        """A full top face once seams are removed: it loses half a seam kernel along each edge."""
+        edge = g.CUBE_EDGE_MM - self.SEAM_KERNEL_MM * 0.5
+        return edge * edge
+
+
+TUNING = Tuning()
