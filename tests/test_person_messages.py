@@ -71,7 +71,10 @@ def test_every_cli_message_of_the_issues_game_is_in_words(tmp_path: Path,
     assert code == 2 and "red has no county to defend there" in err
     code, out, _ = tower("battle", "attack", "--attacker", "red", "--armies", "30", "--defender", "blue",
                          "--defending", "28", "--yes")
-    assert code == 0 and "taken as deployed from the supplies earlier: 20 red and 28 blue" in out
+    assert code in (0, 3) and "taken as deployed from the supplies earlier: 20 red and 28 blue" in out
+    if code == 3:  # the counter doubted this 58-cube pile and asked: the host confirms the photo's counts
+        status = json.loads(tower("status", "--json", json_out=True)[1])
+        assert tower("correct", str(status["drop"]["drop_id"]), "--who", "anna")[0] == 0
 
     code, out, _ = tower("session", "round", "--event", "churches_safe", "--attack-bonus", "Blue")
     assert code == 0 and "event: churches safe" in out and "attack +1 tile: blue" in out
