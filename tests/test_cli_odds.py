@@ -49,6 +49,18 @@ def test_odds_errors_name_the_field(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert code == 2 and "not valid JSON" in err["error"]  # type: ignore[index]
 
 
+def test_odds_on_hostile_json_is_an_error_not_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same limits as `tower resolve -` (issue 14): deep nesting and a 5,000-digit number."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 1000 + "]" * 1000)
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"battle": "attack", "attacking_armies": ' + "9" * 5000 + "}")
+    assert _run(capsys, "odds", str(deep)) == (
+        2, {"error": "the battle is not valid JSON: it is nested too deeply", "field": None})
+    assert _run(capsys, "odds", str(huge)) == (
+        2, {"error": "the battle is not valid JSON: a number in it has too many digits", "field": None})
+
+
 def test_model_fit_on_a_drop_log_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     drops = simulated_log(named_model("spielbyweb"), 120, 3)
     path = tmp_path / "drops.jsonl"

@@ -16,19 +16,14 @@ import json
 import sys
 from typing import Any
 
-EXIT_INVALID = 2
-
-
-def _emit(obj: object) -> None:
-    sys.stdout.write(json.dumps(obj) + "\n")
-
-
-def _fail(message: str, field: str | None = None) -> int:
-    _emit({"error": message, "field": field})
-    return EXIT_INVALID
+# One way to read a battle and to answer on standard output, shared with `tower plan/resolve` (its
+# size limit, and the parser's limits in words, hold for `tower odds` too).
+from controller.cli.battle import EXIT_INVALID, _emit, _fail, _parse
+from controller.cli.battle import _read_text as _read_battle
 
 
 def _read_text(path: str) -> str:
+    """A drop log (no size limit: a long game's log is far larger than any battle)."""
     if path == "-":
         return sys.stdin.read()
     with open(path, encoding="utf-8") as handle:
@@ -98,14 +93,16 @@ def _odds(args: argparse.Namespace) -> int:
     if args.file is None:
         return _fail("give the battle file to odds, or - to read it from standard input")
     try:
-        text = _read_text(args.file)
-    except (OSError, UnicodeDecodeError) as exc:
+        text = _read_battle(args.file)
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or too large
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return _fail(f"cannot read the battle file {args.file}: {reason}")
+        return _fail(f"cannot read the battle file {args.file}: {reason}"[:300])
     try:
-        data = json.loads(text)
+        data = _parse(text)
     except json.JSONDecodeError as exc:
         return _fail(f"the battle is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
+    except ValueError as exc:
+        return _fail(str(exc))
     try:
         records, path = _records(args) if args.model == "fitted" else ([], None)
         model, name, note = choose_model(args.model, records, path)
