@@ -22,7 +22,80 @@ def clamp_angle(angle: float, lo: float, hi: float) -> float:
     return min(max(angle, lo), hi)
 
 
-class GpioServoRelease(FunnelRelease):
+class ServoTrapdoor(FunnelRelease):
+    """What every servo-held trapdoor does, whatever drives its pulses (gpiozero's PWM, or a pulse
+    width in microseconds: ``hardware.servo_pulse``).
+
+    A release moves closed -> open, dwells, moves back to closed and then *detaches* (no pulses):
+    a held servo hunts around its set point and buzzes, which shakes the funnel and the camera. A
+    failure after the trapdoor may have opened says ``released = None`` (it may have dropped), one
+    before it ``False`` (certainly nothing dropped), as the serial backend does.
+
+    Subclasses set ``closed_angle``, ``open_angle``, ``min_pulse_us``, ``max_pulse_us``,
+    ``dwell_s``, ``move_s``, ``_sleep``, ``_lock`` and ``readings`` (angle -> PulseReading), and
+    must override :meth:`move_to`, :meth:`detach` and :meth:`_servo_name`; ``_move_errors`` names
+    the errors their pin library raises.
+    """
+
+    closed_angle: float
+    open_angle: float
+    min_pulse_us: float
+    max_pulse_us: float
+    dwell_s: float
+    move_s: float
+    _sleep: Sleep
+    _lock: threading.Lock
+    readings: dict[float, Any]
+    _move_errors: tuple[type[BaseException], ...] = (Exception,)
+
+    def move_to(self, angle: float) -> Any:
+        raise NotImplementedError
+
+    def detach(self) -> None:
+        """Stop sending pulses; the servo holds by friction and stays quiet."""
+        raise NotImplementedError
+
+    def _servo_name(self) -> str:
+        raise NotImplementedError
+
+    def pulse_for(self, angle: float) -> float:
+        """The pulse width (µs) of an angle, on the servo's 0..180 degree scale."""
+        return self.min_pulse_us + (self.max_pulse_us - self.min_pulse_us) * angle / 180.0
+
+    def pulse_report(self) -> list[Any]:
+        """The pulse asked and set at the closed and the open angle (after a release or sweep)."""
+        return [self.readings[a] for a in (self.closed_angle, self.open_angle) if a in self.readings]
+
+    def release(self) -> None:
+        with self._lock:
+            opened = False
+            try:
+                self.move_to(self.closed_angle)
+                self._sleep(self.move_s)
+                opened = True  # from here on the trapdoor may have opened
+                self.move_to(self.open_angle)
+                self._sleep(self.move_s + self.dwell_s)
+                self.move_to(self.closed_angle)
+                self._sleep(self.move_s)
+            except self._move_errors as exc:
+                error = ReleaseError(f"{self._servo_name()} failed during the release: {exc}")
+                error.released = None if opened else False  # type: ignore[attr-defined]
+                raise error from exc
+            finally:
+                self.detach()
+
+    def sweep(self) -> None:
+        """Closed -> open -> closed without the dwell, for ``tower hw check``."""
+        with self._lock:
+            try:
+                for angle in (self.closed_angle, self.open_angle, self.closed_angle):
+                    self.move_to(angle)
+                    self._sleep(self.move_s)
+            finally:
+                self.detach()
+
+
+class GpioServoRelease(ServoTrapdoor):
     """A hobby servo on a Raspberry Pi GPIO, through gpiozero's ``AngularServo``.
 
     The servo's pulse widths span 0..180 degrees (``min_pulse_s`` at 0, ``max_pulse_s`` at 180);
@@ -71,46 +144,14 @@ class GpioServoRelease(FunnelRelease):
         self._servo.angle = angle
         # read back what the pin library really set: lgpio's PWM keeps whole percent of the frame
         width = self._servo.pulse_width
-        asked = self.min_pulse_us + (self.max_pulse_us - self.min_pulse_us) * angle / 180.0
-        self.readings[angle] = PulseReading(angle, asked, None if width is None else width * 1e6)
+        self.readings[angle] = PulseReading(angle, self.pulse_for(angle), None if width is None else width * 1e6)
         return angle
 
-    def pulse_report(self) -> list[Any]:
-        """The pulse asked and set at the closed and the open angle (after a release or sweep)."""
-        return [self.readings[a] for a in (self.closed_angle, self.open_angle) if a in self.readings]
-
     def detach(self) -> None:
-        """Stop sending pulses; the servo holds by friction and stays quiet."""
         self._servo.angle = None
 
-    def release(self) -> None:
-        with self._lock:
-            opened = False
-            try:
-                self.move_to(self.closed_angle)
-                self._sleep(self.move_s)
-                opened = True  # from here on the trapdoor may have opened
-                self.move_to(self.open_angle)
-                self._sleep(self.move_s + self.dwell_s)
-                self.move_to(self.closed_angle)
-                self._sleep(self.move_s)
-            except Exception as exc:  # gpiozero raises its own errors for a dead pin
-                error = ReleaseError(f"servo on GPIO{self.pin} failed during the release: {exc}")
-                # As the serial backend: False = certainly nothing dropped, None = it may have opened.
-                error.released = None if opened else False  # type: ignore[attr-defined]
-                raise error from exc
-            finally:
-                self.detach()
-
-    def sweep(self) -> None:
-        """Closed -> open -> closed without the dwell, for ``tower hw check``."""
-        with self._lock:
-            try:
-                for angle in (self.closed_angle, self.open_angle, self.closed_angle):
-                    self.move_to(angle)
-                    self._sleep(self.move_s)
-            finally:
-                self.detach()
+    def _servo_name(self) -> str:
+        return f"servo on GPIO{self.pin}"
 
     def close(self) -> None:
         servo = getattr(self, "_servo", None)

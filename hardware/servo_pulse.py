@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hardware.errors import ReleaseError
-from hardware.funnel import clamp_angle
-from hardware.interfaces import FunnelRelease
+from hardware.funnel import ServoTrapdoor, clamp_angle
 
 #: Raspberry Pi 5 (RP1) hardware PWM channels of the header's PWM pins (pwmchip0 on current kernels).
 PI5_PWM_CHANNELS = {12: 0, 13: 1, 18: 2, 19: 3}
@@ -160,11 +159,13 @@ class FakePulseOutput:
         self.closed = True
 
 
-class PulseServoRelease(FunnelRelease):
+class PulseServoRelease(ServoTrapdoor):
     """The trapdoor servo driven by a pulse width (``PulseOutput``), same behaviour as
     ``GpioServoRelease``: angles clamped to the calibrated range, release = closed -> open -> dwell
     -> closed -> detach, sweep without the dwell. ``readings`` keeps the last pulse asked and set
     at each angle (``tower hw check`` shows them)."""
+
+    _move_errors = (OSError, RuntimeError, ValueError)  # sysfs write errors, lgpio.error
 
     def __init__(self, output: PulseOutput, *, closed_angle: float, open_angle: float, min_angle: float = 0.0,
                  max_angle: float = 180.0, min_pulse_us: float = 500.0, max_pulse_us: float = 2500.0,
@@ -183,10 +184,6 @@ class PulseServoRelease(FunnelRelease):
         self._lock = threading.Lock()
         self.readings: dict[float, PulseReading] = {}
 
-    def pulse_for(self, angle: float) -> float:
-        """The pulse width (µs) of an angle, on the servo's 0..180 degree scale."""
-        return self.min_pulse_us + (self.max_pulse_us - self.min_pulse_us) * angle / 180.0
-
     def move_to(self, angle: float) -> PulseReading:
         angle = clamp_angle(float(angle), self.min_angle, self.max_angle)
         asked = self.pulse_for(angle)
@@ -197,36 +194,8 @@ class PulseServoRelease(FunnelRelease):
     def detach(self) -> None:
         self.output.set_pulse_us(None)
 
-    def pulse_report(self) -> list[PulseReading]:
-        """The pulse asked and set at the closed and the open angle (after a release or sweep)."""
-        return [self.readings[a] for a in (self.closed_angle, self.open_angle) if a in self.readings]
-
-    def release(self) -> None:
-        with self._lock:
-            opened = False
-            try:
-                self.move_to(self.closed_angle)
-                self._sleep(self.move_s)
-                opened = True
-                self.move_to(self.open_angle)
-                self._sleep(self.move_s + self.dwell_s)
-                self.move_to(self.closed_angle)
-                self._sleep(self.move_s)
-            except (OSError, RuntimeError, ValueError) as exc:  # sysfs write errors, lgpio.error
-                error = ReleaseError(f"servo ({self.output.name}) failed during the release: {exc}")
-                error.released = None if opened else False  # type: ignore[attr-defined]
-                raise error from exc
-            finally:
-                self.detach()
-
-    def sweep(self) -> None:
-        with self._lock:
-            try:
-                for angle in (self.closed_angle, self.open_angle, self.closed_angle):
-                    self.move_to(angle)
-                    self._sleep(self.move_s)
-            finally:
-                self.detach()
+    def _servo_name(self) -> str:
+        return f"servo ({self.output.name})"
 
     def close(self) -> None:
         self.output.close()
