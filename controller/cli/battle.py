@@ -85,6 +85,28 @@ def _parse(text: str) -> Any:
         raise ValueError(f"the battle is not valid JSON: {str(exc)[:100]}") from None
 
 
+class BattleFileError(ValueError):
+    """The battle file cannot be read, or is not JSON; the message says which, in words."""
+
+
+def read_battle(path: str) -> Any:
+    """The JSON value of a battle file (``-``: standard input), within the size and parser limits
+    (:class:`BattleFileError` otherwise). ``tower plan``, ``tower resolve`` and ``tower odds`` read
+    their battle here."""
+    try:
+        text = _read_text(path)
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or too large
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise BattleFileError(f"cannot read the battle file {path}: {reason}"[:300]) from None
+    try:
+        return _parse(text)
+    except json.JSONDecodeError as exc:
+        raise BattleFileError(f"the battle is not valid JSON: {exc.msg} at line {exc.lineno}, "
+                              f"column {exc.colno}") from None
+    except ValueError as exc:
+        raise BattleFileError(str(exc)) from None
+
+
 def _run(command: str, args: argparse.Namespace) -> int:
     from engine import api
     from engine.errors import BattleInputError
@@ -96,15 +118,8 @@ def _run(command: str, args: argparse.Namespace) -> int:
     if args.file is None:
         return _fail(f"give the battle file to {command}, or - to read it from standard input")
     try:
-        text = _read_text(args.file)
-    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or too large
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return _fail(f"cannot read the battle file {args.file}: {reason}"[:300])
-    try:
-        data = _parse(text)
-    except json.JSONDecodeError as exc:
-        return _fail(f"the battle is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
-    except ValueError as exc:
+        data = read_battle(args.file)
+    except BattleFileError as exc:
         return _fail(str(exc))
     run: Callable[[dict[str, Any]], dict[str, Any]] = api.plan if command == "plan" else api.resolve
     try:

@@ -18,8 +18,7 @@ from typing import Any
 
 # One way to read a battle and to answer on standard output, shared with `tower plan/resolve` (its
 # size limit, and the parser's limits in words, hold for `tower odds` too).
-from controller.cli.battle import EXIT_INVALID, _emit, _fail, _parse
-from controller.cli.battle import _read_text as _read_battle
+from controller.cli.battle import EXIT_INVALID, BattleFileError, _emit, _fail, read_battle
 
 
 def _read_text(path: str) -> str:
@@ -93,15 +92,8 @@ def _odds(args: argparse.Namespace) -> int:
     if args.file is None:
         return _fail("give the battle file to odds, or - to read it from standard input")
     try:
-        text = _read_battle(args.file)
-    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or too large
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return _fail(f"cannot read the battle file {args.file}: {reason}"[:300])
-    try:
-        data = _parse(text)
-    except json.JSONDecodeError as exc:
-        return _fail(f"the battle is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
-    except ValueError as exc:
+        data = read_battle(args.file)
+    except BattleFileError as exc:
         return _fail(str(exc))
     try:
         records, path = _records(args) if args.model == "fitted" else ([], None)
