@@ -77,10 +77,7 @@ def draw_plots(report: dict[str, Any], folder: Path, stem: str) -> dict[str, str
     ax.set_ylabel("cubes out minus expected")
     ax.set_title("Luck over the game: each side's cubes out of its battles, against the model")
     ax.legend(loc="best", fontsize="small", frameon=False)
-    for ext in ("png", "svg"):
-        path = folder / f"{stem}-luck.{ext}"
-        fig.savefig(path)
-        written[f"luck_{ext}"] = str(path)
+    written.update(_save(fig, folder / f"{stem}-luck", "luck"))
 
     fig = Figure(figsize=(7, 3.2), dpi=120, layout="constrained")
     ax = fig.add_subplot()
@@ -95,8 +92,15 @@ def draw_plots(report: dict[str, Any], folder: Path, stem: str) -> dict[str, str
     ax.set_ylabel("cubes")
     ax.set_title("Retention: what the tower held back over the game")
     ax.legend(loc="upper right", fontsize="small", frameon=False)
+    written.update(_save(fig, folder / f"{stem}-retention", "retention"))
+    return written
+
+
+def _save(fig: Any, base: Path, name: str) -> dict[str, str]:
+    """The figure as PNG (for the page) and SVG (for print), keyed ``<name>_png`` / ``<name>_svg``."""
+    written = {}
     for ext in ("png", "svg"):
-        path = folder / f"{stem}-retention.{ext}"
+        path = base.with_name(f"{base.name}.{ext}")
         fig.savefig(path)
-        written[f"retention_{ext}"] = str(path)
+        written[f"{name}_{ext}"] = str(path)
     return written
