@@ -23,11 +23,20 @@ def test_named_models_and_json_round_trip() -> None:
         model_from_json({"family": "shelves", "params": {"p_pass": 0.8}})
 
 
-def test_a_cube_resting_since_this_drop_waits_for_the_next() -> None:
-    # One shelf that stops every cube: nothing that came to rest in this drop is knocked loose by it.
-    tower = ShelvesTower(n_shelves=1, p_pass=0.0, p_knock=1.0)
-    assert tower.drop(["red"] * 5, random.Random(1)) == []
-    assert tower.contents() == {"red": 5}
+def test_a_cube_resting_since_this_drop_is_knocked_loose_by_the_cubes_behind_it() -> None:
+    # One shelf, every passing cube knocks every cube lying there loose: what stays is the run of
+    # cubes that came to rest after the last cube that passed (the contract's rule, literally).
+    # Were cubes that landed during the drop safe from it, the shelf would keep Bin(5, 1/2) = 2.5.
+    rng = random.Random(1)
+    kept = []
+    for _ in range(4000):
+        tower = ShelvesTower(n_shelves=1, p_pass=0.5, p_knock=1.0)
+        out = tower.drop(["red"] * 5, rng)
+        kept.append(tower.total_inside())
+        assert len(out) + tower.total_inside() == 5
+    expected = sum(j * 0.5 ** (j + 1) for j in range(5)) + 5 * 0.5**5  # 0.96875
+    assert np.mean(kept) == pytest.approx(expected, abs=0.06)
+    assert ShelvesTower(n_shelves=1, p_pass=0.0, p_knock=1.0).drop(["red"] * 5, rng) == []
 
 
 def _mean_out_stateful(tower_factory, state, dropped, rng, n):  # type: ignore[no-untyped-def]
@@ -52,17 +61,22 @@ def test_sampler_matches_the_stateful_two_chance_tower() -> None:
 
 
 def test_sampler_matches_the_stateful_shelves_tower() -> None:
-    # Strong knocking so that the shelves' contents matter; the sampler splits them evenly.
+    # Strong knocking so that the shelves' contents and the knocks within one drop matter; the sampler
+    # spreads the cubes inside evenly, so the stateful towers are loaded the same way.
     model = Shelves(p_pass=0.7, p_knock=0.2)
     rng = random.Random(3)
-    n = 3000
-    total = np.zeros(2)
-    for _ in range(n):
+    n = 4000
+    stateful = np.zeros((n, 2))
+    for i in range(n):
         tower = ShelvesTower(p_pass=0.7, p_knock=0.2)
         up = sum(1 for _ in range(8) if rng.random() < 0.5)
         tower.load_state({"shelves": [{"blue": up}, {"blue": 8 - up}]})
         out = tower.drop(["red"] * 5 + ["blue"] * 3, rng)
-        total += [out.count("red"), out.count("blue")]
-    drawn = sample_came_out(model, np.array([5, 3]), np.array([0, 8]), 40000, np.random.default_rng(3)).mean(axis=0)
-    assert np.allclose(total / n, drawn, atol=0.08)
-    assert drawn[0] == pytest.approx(5 * 0.7 * 0.7, abs=0.05)  # red: nothing of it lies inside
+        stateful[i] = [out.count("red"), out.count("blue")]
+    drawn = sample_came_out(model, np.array([5, 3]), np.array([0, 8]), 40000, np.random.default_rng(3))
+    assert np.allclose(stateful.mean(axis=0), drawn.mean(axis=0), atol=0.08)
+    # The whole distribution of the red cubes out, not only its mean.
+    for reds in range(6):
+        assert np.mean(drawn[:, 0] == reds) == pytest.approx(np.mean(stateful[:, 0] == reds), abs=0.03), reds
+    # Red cubes resting on a shelf are knocked loose by the red cubes behind them: more than 5 * 0.7 ** 2 come out.
+    assert drawn[:, 0].mean() > 5 * 0.7 * 0.7 + 0.5

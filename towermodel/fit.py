@@ -83,77 +83,66 @@ def two_chance_log_likelihood(model: TwoChance, logs: list[list[Drop]], *, by_co
     return float(np.log(np.maximum(per_drop, 1e-300)).sum())
 
 
-def _log_choose(n: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """log C(n, k) for broadcast integer arrays, -inf where k is outside 0..n."""
-    valid = (k >= 0) & (k <= n)
-    kk, nn = np.where(valid, k, 0), np.where(valid, n, 0)
-    return np.where(valid, _LOG_FACTORIAL[nn] - _LOG_FACTORIAL[kk] - _LOG_FACTORIAL[nn - kk], -np.inf)
+def _shelf_chain(p: np.ndarray, k: np.ndarray, size: int) -> np.ndarray:
+    """``M[P, r, r']``: one cube reaching a shelf that holds ``r`` cubes leaves ``r'`` on it, for P
+    parameter sets. It comes to rest (``r + 1``) with ``1 - p_pass``, or passes and knocks each of
+    the ``r`` loose with ``p_knock`` (``r' = r - Bin(r, p_knock)``)."""
+    r = np.arange(size)
+    kept = r[None, :]
+    passing = p[:, None, None] * _binom_pmf(r[:, None] - kept, r[:, None], k[:, None, None])  # (P, r, r')
+    passing[:, r[:-1], r[:-1] + 1] += (1.0 - p)[:, None]
+    return passing
 
 
 class _ShelvesDrop:
-    """What one drop's filter step needs that does not depend on the parameters, computed once per fit."""
+    """One drop of a two-shelf tower, for the forward filter over the cubes on the upper shelf.
+
+    The filter rests on one fact of the rule: at each shelf, how many cubes lie there after a drop
+    depends only on how many cubes reached it, not on their order or origin (each arrival is the
+    same chain step, :func:`_shelf_chain`, whether it was thrown or knocked loose above). The upper
+    shelf is reached by the ``thrown`` cubes; the lower one by every cube that left the upper shelf,
+    passing or knocked loose: ``a2 = thrown + s - u`` when the upper shelf went from ``s`` cubes to
+    ``u``. So P(upper ``s -> u``, lower ``inside - s -> after - u``) = ``M^thrown[s, u] *
+    M^a2[inside - s, after - u]``, exactly, and ``after`` (the cubes inside after the drop) is
+    known from the log."""
 
     def __init__(self, thrown: int, inside: int, out: int) -> None:
         self.thrown, self.inside, self.out = thrown, inside, out
-        s = np.arange(inside + 1)
-        self.n1 = np.arange(thrown + 1)
-        self.s = s
-        self.l1 = s.copy()
-        self.lc_n1 = _log_choose(np.array(thrown), self.n1)
-        self.lc_l1 = _log_choose(s[:, None], self.l1[None, :])  # (s, l1)
-        self.c_l1 = np.exp(self.lc_l1)  # C(s, l1), 0 where l1 > s
-        self.s_minus_l1 = np.clip(s[:, None] - self.l1[None, :], 0, None)  # (s, l1)
-        falls = thrown + inside
-        self.falls = falls
-        # pf2[s, n1 + l1] collects w[s, n1, l1]: one flat index per cell.
-        self.f2_index = (s[:, None, None] * (falls + 1) + self.n1[None, :, None] + self.l1[None, None, :]).ravel()
-        f = np.arange(falls + 1)
-        self.n2 = np.arange(out + 1)
-        self.f = f
-        self.lc_pass = _log_choose(f[:, None], self.n2[None, :])  # (f, n2)
-        self.rest2 = (inside - s)[:, None]
-        self.lost2 = out - self.n2[None, :]
-        self.lc_loose = _log_choose(self.rest2, self.lost2)  # (s, n2)
         self.after = inside + thrown - out
-        upper = s[:, None] + thrown - f[None, :]
-        self.keep = (upper >= 0) & (upper <= self.after)
-        self.upper = upper[self.keep]
+        self.size = inside + thrown + 1
+        s = np.arange(inside + 1)[:, None]
+        u = np.arange(self.after + 1)[None, :]
+        arrivals = thrown + s - u
+        lower_after = self.after - u
+        self.valid = (arrivals >= 0) & (u < self.size) & (lower_after < self.size) & (lower_after >= 0)
+        self.s, self.u = np.broadcast_arrays(s, u)
+        self.arrivals = np.where(self.valid, arrivals, 0)
+        self.lower_after = np.where(self.valid, lower_after, 0)
+        self.u_index = np.where(self.valid, np.broadcast_to(u, self.valid.shape), 0)
 
     def step(self, alpha: np.ndarray, p: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """One drop for P parameter sets at once: ``alpha[P, s]`` = P(s cubes on the upper shelf | drops
         so far) before this drop -> after it, and log P(this drop's cubes out) per parameter set."""
-        thrown, inside = self.thrown, self.inside
-        n1, l1, s = self.n1, self.l1, self.s
-        sets = len(p)
-        pp, kk = p[:, None], k[:, None]
-        # Upper shelf: n1 thrown cubes pass it, and knock l1 of the s resting there loose.
-        b1 = np.exp(self.lc_n1[None, :] + xlogy(n1[None, :], pp) + xlog1py(thrown - n1[None, :], -pp))  # (P, n1)
-        knock1 = 1.0 - (1.0 - kk) ** n1[None, :]  # (P, n1)
-        # Bin(l1; s, knock1) = C(s, l1) knock1^l1 (1 - knock1)^(s - l1), from power tables (no exp per cell).
-        hit = knock1[:, :, None] ** l1[None, None, :]  # (P, n1, l1)
-        miss = (1.0 - knock1)[:, :, None] ** s[None, None, :]  # (P, n1, m)
-        w = (self.c_l1[None, :, None, :] * hit[:, None, :, :]
-             * np.moveaxis(miss[:, :, self.s_minus_l1], 2, 1))  # (P, s, n1, l1)
-        w *= b1[:, None, :, None] * alpha[:, :, None, None]
-        size = (inside + 1) * (self.falls + 1)
-        index = (self.f2_index[None, :] + size * np.arange(sets)[:, None]).ravel()
-        pf2 = np.bincount(index, weights=w.ravel(), minlength=sets * size).reshape(sets, inside + 1, self.falls + 1)
-        # Lower shelf: of f falling cubes n2 pass it and knock (out - n2) of the inside - s resting there loose.
-        n2, f = self.n2, self.f
-        passes = np.exp(self.lc_pass[None] + xlogy(n2[None, None, :], pp[:, :, None])
-                        + xlog1py(f[None, :, None] - n2[None, None, :], -pp[:, :, None]))  # (P, f, n2)
-        knock2 = (1.0 - (1.0 - kk) ** n2[None, :])[:, None, :]  # (P, 1, n2)
-        loosened = np.exp(self.lc_loose[None] + xlogy(self.lost2[None], knock2)
-                          + xlog1py(self.rest2[None] - self.lost2[None], -knock2))  # (P, s, n2)
-        joint = pf2 * (loosened @ passes.transpose(0, 2, 1))  # (P, s, f)
-        width = self.after + 1
-        index = (self.upper[None, :] + width * np.arange(sets)[:, None]).ravel()
-        new_alpha = np.bincount(index, weights=joint[:, self.keep].ravel(), minlength=sets * width).reshape(sets, width)
+        sets, thrown, inside = len(p), self.thrown, self.inside
+        chain = _shelf_chain(p, k, self.size)
+        eye = np.eye(self.size)
+        upper = np.broadcast_to(eye[: inside + 1], (sets, inside + 1, self.size))
+        for _ in range(thrown):
+            upper = upper @ chain
+        lower = np.empty((thrown + inside + 1, sets, inside + 1, self.size))
+        lower[0] = eye[inside - np.arange(inside + 1)]
+        for a in range(1, thrown + inside + 1):
+            lower[a] = lower[a - 1] @ chain
+        rows = np.arange(inside + 1)[:, None]
+        moved = upper[:, rows, self.u_index]  # (P, s, u)
+        below = lower[self.arrivals, :, rows, self.lower_after]  # (s, u, P)
+        joint = np.where(self.valid[None], moved * np.moveaxis(below, 2, 0), 0.0)
+        new_alpha = np.einsum("ps,psu->pu", alpha, joint)
         total = new_alpha.sum(axis=1)
         dead = ~(total > 0)
         total = np.where(dead, 1.0, total)
         new_alpha = new_alpha / total[:, None]
-        new_alpha[dead] = np.eye(1, width)[0]
+        new_alpha[dead] = np.eye(1, self.after + 1)[0]
         return new_alpha, np.where(dead, -700.0, np.log(total))
 
 

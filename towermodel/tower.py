@@ -96,9 +96,13 @@ class TwoChanceTower(TowerModel):
 class ShelvesTower(TowerModel):
     """Cubes fall past a stack of shelves; each shelf keeps some and is shaken loose by passing cubes.
 
-    The cubes a passing cube can knock loose are those that lay on the shelf when the drop arrived;
-    one that comes to rest during the drop waits for the next drop. This is the reading of the
-    contract that keeps the likelihood of a drop computable (``docs/tower-model.md``)."""
+    The contract's rule, literally: the thrown cubes fall in turn (in random order); a cube reaching
+    a shelf passes it with ``p_pass``, else it lies on it from then on; each cube that passes a
+    shelf knocks each cube lying there loose with ``p_knock``, including cubes that came to rest
+    earlier in the same drop. A loosened cube falls on to the next shelf, where it is a cube
+    reaching a shelf like any other (or out, below the last). The cubes reach each shelf in the
+    order they left the one above: a passing cube, then the cubes it knocked loose (in random
+    order). ``docs/tower-model.md`` says why this order is the whole rule."""
 
     def __init__(self, n_shelves: int = 2, p_pass: float = 0.85, p_knock: float = 1 / 40, name: str = "shelves") -> None:
         self.name = name
@@ -116,23 +120,25 @@ class ShelvesTower(TowerModel):
     def drop(self, cubes: list[str], rng: random.Random) -> list[str]:
         falling = list(cubes)
         rng.shuffle(falling)  # the order in which cubes leave the funnel
-        for index, resting in enumerate(self.shelves):
+        for resting in self.shelves:
             below: list[str] = []
-            came_to_rest: Counter[str] = Counter()
             for colour in falling:
                 if rng.random() >= self.p_pass:
-                    came_to_rest[colour] += 1
+                    resting[colour] += 1  # lies here now: the cubes behind it may knock it loose
                     continue
                 below.append(colour)
-                # This cube brushed past the shelf: each cube resting there may be knocked loose.
+                # This cube brushed past the shelf: each cube lying there may be knocked loose.
+                loose: list[str] = []
                 for stored in sorted(resting):
-                    loose = sum(1 for _ in range(resting[stored]) if rng.random() < self.p_knock)
-                    if loose:
-                        resting[stored] -= loose
-                        below.extend([stored] * loose)
-            resting.update(came_to_rest)
-            self.shelves[index] = +resting
+                    n = sum(1 for _ in range(resting[stored]) if rng.random() < self.p_knock)
+                    if n:
+                        resting[stored] -= n
+                        loose.extend([stored] * n)
+                rng.shuffle(loose)
+                below.extend(loose)
             falling = below
+        for index, shelf in enumerate(self.shelves):
+            self.shelves[index] = +shelf
         return falling
 
     def contents(self) -> dict[str, int]:
@@ -216,8 +222,8 @@ def sample_came_out(model: TowerModelParams, dropped: np.ndarray, inside: np.nda
     every cube behaves alike, so a lumped group is exact). For the shelves family ``inside`` is the
     total per group; its spread over the shelves is drawn by :func:`split_over_shelves`.
 
-    Draws are laid out one group after another (``(groups, n)``), so that NumPy's binomial sampler
-    meets the same ``(n, p)`` many times in a row and reuses its set-up: about twice as fast."""
+    Two-chance draws are laid out one group after another (``(groups, n)``), so that NumPy's
+    binomial sampler meets the same ``(n, p)`` many times in a row and reuses its set-up."""
     dropped = np.asarray(dropped, dtype=np.int64)
     inside = np.asarray(inside, dtype=np.int64)
     shape = (len(dropped), n)
@@ -225,30 +231,95 @@ def sample_came_out(model: TowerModelParams, dropped: np.ndarray, inside: np.nda
         out = rng.binomial(np.broadcast_to(dropped[:, None], shape), model.p_new) + rng.binomial(
             np.broadcast_to(inside[:, None], shape), model.p_stuck)
         return np.asarray(out.T)
-    if model.n_shelves == 2:
-        return _two_shelves(model, dropped, inside, n, rng)
-    falling = np.broadcast_to(dropped[:, None], shape)
-    for j, resting in enumerate(split_over_shelves(inside, model.n_shelves, n, rng)):
-        passed = binomial_rows(dropped, model.p_pass, n, rng) if j == 0 else rng.binomial(falling, model.p_pass)
-        knocked = 1.0 - (1.0 - model.p_knock) ** passed.sum(axis=0)
-        falling = passed + rng.binomial(resting, knocked[None, :])
-    return np.asarray(falling.T)
+    thrown_out, inside_out = shelves_out_by_origin(model, int(dropped.sum()), int(inside.sum()), n, rng)
+    return multivariate_hypergeometric(dropped, thrown_out, rng) + multivariate_hypergeometric(inside, inside_out, rng)
 
 
-def _two_shelves(model: Shelves, dropped: np.ndarray, inside: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """:func:`sample_came_out` for two shelves with one draw fewer per group, exactly.
+FRESH, OLD = 1, 2
+"""A cube's origin in :func:`shelves_out_by_origin`: thrown in this drop, or inside before it."""
 
-    Each cube inside lies on the upper shelf with 1/2 and is knocked loose there with q1 (given the
-    cubes passing it), so the upper shelf's loosened cubes are Bin(inside, q1 / 2); each of the
-    others lies on the lower shelf with 1/2 / (1 - q1 / 2) and is knocked off it with q2, so the
-    lower shelf's loosened cubes are Bin(inside - loosened above, q2 / 2 / (1 - q1 / 2)): the
-    split itself never needs drawing."""
+
+def shelves_out_by_origin(model: Shelves, thrown: int, inside: int, n: int, rng: np.random.Generator
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` draws of a shelves drop, colour-blind: how many of the ``thrown`` cubes and how many of
+    the ``inside`` cubes come out (two ``(n,)`` arrays).
+
+    The rule is :class:`ShelvesTower`'s, played for all draws at once, shelf by shelf: the cubes
+    reaching a shelf are a stream (one row per draw, padded), each cube in turn passes (and knocks
+    each cube lying on the shelf loose, those that came to rest earlier in this drop included) or
+    comes to rest; the stream leaving the shelf (a passing cube, then the cubes it knocked loose,
+    in random order) is the next shelf's. Cubes behave alike, so only their origin is followed: which
+    colours came out is then a draw without replacement from each origin's colours
+    (:func:`multivariate_hypergeometric`), which is exact because the rule never looks at a colour.
+    The cubes inside are spread over the shelves by :func:`split_over_shelves`."""
     p, k = model.p_pass, model.p_knock
-    passed1 = binomial_rows(dropped, p, n, rng)
-    q1 = 1.0 - (1.0 - k) ** passed1.sum(axis=0)
-    inside_rows = np.broadcast_to(inside[:, None], passed1.shape)
-    loose1 = rng.binomial(inside_rows, (q1 / 2.0)[None, :])
-    passed2 = rng.binomial(passed1 + loose1, p)
-    q2 = 1.0 - (1.0 - k) ** passed2.sum(axis=0)
-    loose2 = rng.binomial(inside_rows - loose1, (q2 * 0.5 / (1.0 - q1 / 2.0))[None, :])
-    return np.asarray((passed2 + loose2).T)
+    old_on = split_over_shelves(np.array([inside]), model.n_shelves, n, rng)
+    stream = np.full((n, thrown), FRESH, dtype=np.int8)
+    rows = np.arange(n)
+    out_fresh = np.zeros(n, dtype=np.int64)
+    out_old = np.zeros(n, dtype=np.int64)
+    for shelf in range(model.n_shelves):
+        last = shelf == model.n_shelves - 1
+        fresh = np.zeros(n, dtype=np.int64)
+        old = np.array(old_on[shelf][0], dtype=np.int64)
+        below = None if last else np.zeros((n, stream.shape[1] + inside), dtype=np.int8)
+        ends = np.zeros(n, dtype=np.int64)
+        for position in range(stream.shape[1]):
+            kinds = stream[:, position]
+            active = rows[kinds > 0]
+            if len(active) == 0:
+                break
+            kinds = kinds[active]
+            passing = rng.random(len(active)) < p
+            resting, resting_kind = active[~passing], kinds[~passing]
+            fresh[resting] += resting_kind == FRESH
+            old[resting] += resting_kind == OLD
+            movers, mover_kind = active[passing], kinds[passing]
+            if len(movers) == 0:
+                continue
+            loose_fresh = rng.binomial(fresh[movers], k)
+            loose_old = rng.binomial(old[movers], k)
+            fresh[movers] -= loose_fresh
+            old[movers] -= loose_old
+            if below is None:
+                out_fresh[movers] += (mover_kind == FRESH) + loose_fresh
+                out_old[movers] += (mover_kind == OLD) + loose_old
+                continue
+            below[movers, ends[movers]] = mover_kind
+            ends[movers] += 1
+            _append_in_random_order(below, ends, movers, loose_fresh, loose_old, rng)
+        if below is not None:
+            stream = below[:, : int(ends.max(initial=0))]
+    return out_fresh, out_old
+
+
+def _append_in_random_order(stream: np.ndarray, ends: np.ndarray, rows: np.ndarray, fresh: np.ndarray,
+                            old: np.ndarray, rng: np.random.Generator) -> None:
+    """Append ``fresh[i]`` fresh and ``old[i]`` old cubes to row ``rows[i]`` of ``stream``, in random order."""
+    some = (fresh + old) > 0
+    rows, fresh, old = rows[some], fresh[some].copy(), old[some].copy()
+    while len(rows):
+        is_old = rng.random(len(rows)) * (fresh + old) < old
+        stream[rows, ends[rows]] = np.where(is_old, OLD, FRESH)
+        ends[rows] += 1
+        old -= is_old
+        fresh -= ~is_old
+        more = (fresh + old) > 0
+        rows, fresh, old = rows[more], fresh[more], old[more]
+
+
+def multivariate_hypergeometric(counts: np.ndarray, drawn: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """For each ``drawn[i]``, how many of each group come out when ``drawn[i]`` cubes are taken at
+    random, without replacement, from ``counts[g]`` cubes of group ``g``: an ``(n, groups)`` array."""
+    counts = np.asarray(counts, dtype=np.int64)
+    left = np.array(drawn, dtype=np.int64)
+    out = np.zeros((len(left), len(counts)), dtype=np.int64)
+    rest = int(counts.sum())
+    for g, good in enumerate(int(c) for c in counts):
+        rest -= good
+        if good == 0:
+            continue
+        taken = left if rest == 0 else rng.hypergeometric(good, rest, left)
+        out[:, g] = taken
+        left = left - taken
+    return out
