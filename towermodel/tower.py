@@ -251,46 +251,87 @@ def shelves_out_by_origin(model: Shelves, thrown: int, inside: int, n: int, rng:
     in random order) is the next shelf's. Cubes behave alike, so only their origin is followed: which
     colours came out is then a draw without replacement from each origin's colours
     (:func:`multivariate_hypergeometric`), which is exact because the rule never looks at a colour.
-    The cubes inside are spread over the shelves by :func:`split_over_shelves`."""
+    The cubes inside are spread over the shelves by :func:`split_over_shelves`.
+
+    The last shelf needs no stream of its own: given which of its arrivals pass, a cube lying there
+    (since before the drop, or from its own arrival on) stays only if every passing cube behind it
+    misses it, so each comes out independently with ``1 - (1 - p_knock) ** passing_behind`` (see
+    :func:`_last_shelf`)."""
     p, k = model.p_pass, model.p_knock
     old_on = split_over_shelves(np.array([inside]), model.n_shelves, n, rng)
     stream = np.full((n, thrown), FRESH, dtype=np.int8)
-    rows = np.arange(n)
-    out_fresh = np.zeros(n, dtype=np.int64)
-    out_old = np.zeros(n, dtype=np.int64)
-    for shelf in range(model.n_shelves):
-        last = shelf == model.n_shelves - 1
-        fresh = np.zeros(n, dtype=np.int64)
-        old = np.array(old_on[shelf][0], dtype=np.int64)
-        below = None if last else np.zeros((n, stream.shape[1] + inside), dtype=np.int8)
-        ends = np.zeros(n, dtype=np.int64)
-        for position in range(stream.shape[1]):
-            kinds = stream[:, position]
-            active = rows[kinds > 0]
-            if len(active) == 0:
-                break
-            kinds = kinds[active]
-            passing = rng.random(len(active)) < p
-            resting, resting_kind = active[~passing], kinds[~passing]
-            fresh[resting] += resting_kind == FRESH
-            old[resting] += resting_kind == OLD
-            movers, mover_kind = active[passing], kinds[passing]
-            if len(movers) == 0:
-                continue
-            loose_fresh = rng.binomial(fresh[movers], k)
-            loose_old = rng.binomial(old[movers], k)
-            fresh[movers] -= loose_fresh
-            old[movers] -= loose_old
-            if below is None:
-                out_fresh[movers] += (mover_kind == FRESH) + loose_fresh
-                out_old[movers] += (mover_kind == OLD) + loose_old
-                continue
-            below[movers, ends[movers]] = mover_kind
-            ends[movers] += 1
-            _append_in_random_order(below, ends, movers, loose_fresh, loose_old, rng)
-        if below is not None:
-            stream = below[:, : int(ends.max(initial=0))]
-    return out_fresh, out_old
+    for shelf in range(model.n_shelves - 1):
+        stream = _shelf_stream(stream, np.array(old_on[shelf][0], dtype=np.int64), p, k, rng)
+    return _last_shelf(stream, np.array(old_on[-1][0], dtype=np.int64), p, k, rng)
+
+
+def _knocked(fresh: np.ndarray, old: np.ndarray, k: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Bin(fresh, k) and Bin(old, k), drawn together by geometric jumps along the cubes on the shelf
+    (old ones first): a jump of G ~ Geom(k) lands on the next cube knocked loose. With a small
+    ``k`` most rows need one uniform draw, where NumPy's binomial sampler costs far more."""
+    lying = fresh + old
+    loose_fresh = np.zeros(len(lying), dtype=np.int64)
+    loose_old = np.zeros(len(lying), dtype=np.int64)
+    if k <= 0.0:
+        return loose_fresh, loose_old
+    rows = np.flatnonzero(lying > 0)
+    at = np.zeros(len(rows), dtype=np.int64)
+    log_miss = np.log1p(-k) if k < 1.0 else -np.inf
+    while len(rows):
+        jump = np.ones(len(rows), dtype=np.int64) if k >= 1.0 else (
+            np.floor(np.log1p(-rng.random(len(rows))) / log_miss).astype(np.int64) + 1)
+        at = at + jump
+        hit = at <= lying[rows]
+        rows, at = rows[hit], at[hit]
+        is_old = at <= old[rows]
+        loose_old[rows[is_old]] += 1
+        loose_fresh[rows[~is_old]] += 1
+    return loose_fresh, loose_old
+
+
+def _shelf_stream(stream: np.ndarray, old: np.ndarray, p: float, k: float, rng: np.random.Generator) -> np.ndarray:
+    """The stream of cubes leaving a shelf that holds ``old`` cubes, reached by ``stream``."""
+    n, length = stream.shape
+    fresh = np.zeros(n, dtype=np.int64)
+    below = np.zeros((n, length + int(old.max(initial=0))), dtype=np.int8)
+    ends = np.zeros(n, dtype=np.int64)
+    passing_all = rng.random((length, n)) < p
+    for position in range(length):
+        kinds = stream[:, position]
+        arrived = kinds > 0
+        passing = passing_all[position] & arrived
+        resting = arrived & ~passing
+        fresh += resting & (kinds == FRESH)
+        old += resting & (kinds == OLD)
+        movers = np.flatnonzero(passing)
+        if len(movers) == 0:
+            continue
+        below[movers, ends[movers]] = kinds[movers]
+        ends[movers] += 1
+        loose_fresh, loose_old = _knocked(fresh[movers], old[movers], k, rng)
+        fresh[movers] -= loose_fresh
+        old[movers] -= loose_old
+        _append_in_random_order(below, ends, movers, loose_fresh, loose_old, rng)
+    return below[:, : int(ends.max(initial=0))]
+
+
+def _last_shelf(stream: np.ndarray, old: np.ndarray, p: float, k: float, rng: np.random.Generator
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Fresh and old cubes out of the last shelf, which holds ``old`` cubes and is reached by ``stream``.
+
+    A cube reaching it passes (out) or comes to rest; one at rest (or lying there before the drop)
+    is knocked out by each passing cube behind it with ``p_knock``, independently, so it stays with
+    ``(1 - p_knock) ** passing_behind``. Nothing below needs the order of what leaves."""
+    arrived = stream > 0
+    passing = (rng.random(stream.shape) < p) & arrived
+    behind = np.cumsum(passing[:, ::-1], axis=1)[:, ::-1] - passing  # passing cubes after each position
+    stays = (1.0 - k) ** behind
+    out = passing | (arrived & (rng.random(stream.shape) >= stays))
+    out_fresh = (out & (stream == FRESH)).sum(axis=1)
+    out_old = (out & (stream == OLD)).sum(axis=1)
+    total_passing = passing.sum(axis=1)
+    out_old = out_old + rng.binomial(old, 1.0 - (1.0 - k) ** total_passing)
+    return out_fresh.astype(np.int64), out_old.astype(np.int64)
 
 
 def _append_in_random_order(stream: np.ndarray, ends: np.ndarray, rows: np.ndarray, fresh: np.ndarray,
@@ -310,16 +351,20 @@ def _append_in_random_order(stream: np.ndarray, ends: np.ndarray, rows: np.ndarr
 
 def multivariate_hypergeometric(counts: np.ndarray, drawn: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """For each ``drawn[i]``, how many of each group come out when ``drawn[i]`` cubes are taken at
-    random, without replacement, from ``counts[g]`` cubes of group ``g``: an ``(n, groups)`` array."""
+    random, without replacement, from ``counts[g]`` cubes of group ``g``: an ``(n, groups)`` array.
+
+    Draws of the same size are made together by NumPy's multivariate sampler (a drop has few
+    distinct sizes; one call per size is far faster than one hypergeometric per group and row)."""
     counts = np.asarray(counts, dtype=np.int64)
-    left = np.array(drawn, dtype=np.int64)
-    out = np.zeros((len(left), len(counts)), dtype=np.int64)
-    rest = int(counts.sum())
-    for g, good in enumerate(int(c) for c in counts):
-        rest -= good
-        if good == 0:
-            continue
-        taken = left if rest == 0 else rng.hypergeometric(good, rest, left)
-        out[:, g] = taken
-        left = left - taken
+    drawn = np.asarray(drawn, dtype=np.int64)
+    out = np.zeros((len(drawn), len(counts)), dtype=np.int64)
+    if counts.sum() == 0:
+        return out
+    sizes, inverse = np.unique(drawn, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    starts = np.searchsorted(inverse[order], np.arange(len(sizes) + 1))
+    for index, size in enumerate(sizes):
+        rows = order[starts[index]: starts[index + 1]]
+        if size > 0:
+            out[rows] = rng.multivariate_hypergeometric(counts, int(size), size=len(rows), method="marginals")
     return out
