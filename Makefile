@@ -22,7 +22,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy engine
+	$(BIN)/mypy engine towermodel
 
 # The web page's end-to-end tests drive Debian's chromium: install it when it is missing and we are
 # root; without it those tests skip and say why.

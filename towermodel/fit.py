@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.special import expit, gammaln, logit, xlog1py, xlogy
 
 from towermodel.droplog import Drop
@@ -45,7 +46,7 @@ MAX_CI_WIDTH = 0.3
 _LOG_FACTORIAL = gammaln(np.arange(1, 4001, dtype=float))
 
 
-def _binom_pmf(k: np.ndarray, n: np.ndarray, p: np.ndarray | float) -> np.ndarray:
+def _binom_pmf(k: NDArray[Any], n: NDArray[Any], p: NDArray[Any] | float) -> NDArray[Any]:
     """Bin(k; n, p) for broadcast integer arrays, 0 where k is outside 0..n."""
     k, n = np.asarray(k), np.asarray(n)
     valid = (k >= 0) & (k <= n)
@@ -55,13 +56,13 @@ def _binom_pmf(k: np.ndarray, n: np.ndarray, p: np.ndarray | float) -> np.ndarra
     return np.where(valid, np.exp(log), 0.0)
 
 
-def _totals(logs: list[list[Drop]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _totals(logs: list[list[Drop]]) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     drops = [d for log in logs for d in log]
     return (np.array([d.total_dropped for d in drops]), np.array([d.total_inside for d in drops]),
             np.array([d.total_out for d in drops]))
 
 
-def _per_colour(logs: list[list[Drop]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _per_colour(logs: list[list[Drop]]) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     pairs = [(d.dropped.get(c, 0), d.inside.get(c, 0), d.came_out.get(c, 0))
              for log in logs for d in log for c in sorted(set(d.dropped) | set(d.inside))]
     if not pairs:
@@ -83,13 +84,13 @@ def two_chance_log_likelihood(model: TwoChance, logs: list[list[Drop]], *, by_co
     return float(np.log(np.maximum(per_drop, 1e-300)).sum())
 
 
-def _shelf_chain(p: np.ndarray, k: np.ndarray, size: int) -> np.ndarray:
+def _shelf_chain(p: NDArray[Any], k: NDArray[Any], size: int) -> NDArray[Any]:
     """``M[P, r, r']``: one cube reaching a shelf that holds ``r`` cubes leaves ``r'`` on it, for P
     parameter sets. It comes to rest (``r + 1``) with ``1 - p_pass``, or passes and knocks each of
     the ``r`` loose with ``p_knock`` (``r' = r - Bin(r, p_knock)``)."""
     r = np.arange(size)
     kept = r[None, :]
-    passing = p[:, None, None] * _binom_pmf(r[:, None] - kept, r[:, None], k[:, None, None])  # (P, r, r')
+    passing: NDArray[Any] = p[:, None, None] * _binom_pmf(r[:, None] - kept, r[:, None], k[:, None, None])  # (P, r, r')
     passing[:, r[:-1], r[:-1] + 1] += (1.0 - p)[:, None]
     return passing
 
@@ -120,7 +121,7 @@ class _ShelvesDrop:
         self.lower_after = np.where(self.valid, lower_after, 0)
         self.u_index = np.where(self.valid, np.broadcast_to(u, self.valid.shape), 0)
 
-    def step(self, alpha: np.ndarray, p: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def step(self, alpha: NDArray[Any], p: NDArray[Any], k: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
         """One drop for P parameter sets at once: ``alpha[P, s]`` = P(s cubes on the upper shelf | drops
         so far) before this drop -> after it, and log P(this drop's cubes out) per parameter set."""
         sets, thrown, inside = len(p), self.thrown, self.inside
@@ -150,12 +151,12 @@ def _prepared(logs: list[list[Drop]]) -> list[list[_ShelvesDrop]]:
     return [[_ShelvesDrop(d.total_dropped, d.total_inside, d.total_out) for d in log] for log in logs]
 
 
-def shelves_log_likelihoods(p_pass: np.ndarray, p_knock: np.ndarray, logs: list[list[_ShelvesDrop]]) -> np.ndarray:
+def shelves_log_likelihoods(p_pass: NDArray[Any], p_knock: NDArray[Any], logs: list[list[_ShelvesDrop]]) -> NDArray[Any]:
     """log P(cubes out of every drop | thrown, inside) for many two-shelf parameter sets at once."""
     p_pass, p_knock = np.atleast_1d(np.asarray(p_pass, float)), np.atleast_1d(np.asarray(p_knock, float))
     total = np.zeros(len(p_pass))
     for log in logs:
-        alpha = np.ones((len(p_pass), 1))  # an empty tower: nothing on the upper shelf
+        alpha: NDArray[Any] = np.ones((len(p_pass), 1))  # an empty tower: nothing on the upper shelf
         for drop in log:
             alpha, step = drop.step(alpha, p_pass, p_knock)
             total += step
@@ -212,7 +213,7 @@ _STEP = 1e-3  # finite-difference step on the logit scale
 _STENCIL = np.array([(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), (1, 1)], dtype=float)
 
 
-def _build(family: str, values: np.ndarray) -> TowerModelParams:
+def _build(family: str, values: NDArray[Any]) -> TowerModelParams:
     a, b = (float(v) for v in values)
     return TwoChance(p_new=a, p_stuck=b) if family == "two-chance" else Shelves(p_pass=a, p_knock=b)
 
@@ -222,19 +223,19 @@ def _objective(family: str, logs: list[list[Drop]]) -> Any:
     if family == "shelves":
         prepared = _prepared(logs)
 
-        def negative(thetas: np.ndarray) -> np.ndarray:
+        def negative(thetas: NDArray[Any]) -> NDArray[Any]:
             probs = expit(np.clip(thetas, -15, 15))
             return -shelves_log_likelihoods(probs[:, 0], probs[:, 1], prepared)
         return negative
 
-    def negative_two_chance(thetas: np.ndarray) -> np.ndarray:
+    def negative_two_chance(thetas: NDArray[Any]) -> NDArray[Any]:
         probs = expit(np.clip(thetas, -15, 15))
         return np.array([-two_chance_log_likelihood(TwoChance(float(a), float(b)), logs, by_colour=True)
                          for a, b in probs])
     return negative_two_chance
 
 
-def _derivatives(negative: Any, theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+def _derivatives(negative: Any, theta: NDArray[Any]) -> tuple[float, NDArray[Any], NDArray[Any]]:
     """Value, gradient and Hessian at ``theta`` from one batched evaluation of a 6-point stencil."""
     f0, fx, fx_, fy, fy_, fxy = negative(theta[None, :] + _STEP * _STENCIL)
     grad = np.array([fx - fx_, fy - fy_]) / (2 * _STEP)
@@ -245,7 +246,7 @@ def _derivatives(negative: Any, theta: np.ndarray) -> tuple[float, np.ndarray, n
     return float(f0), grad, hess
 
 
-def _maximise(family: str, negative: Any) -> tuple[np.ndarray, float, np.ndarray]:
+def _maximise(family: str, negative: Any) -> tuple[NDArray[Any], float, NDArray[Any]]:
     """Newton's method on the logit scale from the best of a few starting points, each iteration one
     batched evaluation (the stencil) and a backtracking line search. Returns theta, -log L, Hessian."""
     starts = logit(np.array(_STARTS[family]))

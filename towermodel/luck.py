@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.stats import norm
 
 from towermodel.droplog import Drop
@@ -37,7 +38,7 @@ SIMULATED = 4000  # drops simulated per drop and player under the shelves model
 OUTCOME_WORDS = {"attacker_wins": "the attacker won", "tie": "a tie", "defender_wins": "the defender won"}
 
 
-def out_distribution(model: TowerModelParams, drop: Drop, colour: str, rng: np.random.Generator) -> np.ndarray:
+def out_distribution(model: TowerModelParams, drop: Drop, colour: str, rng: np.random.Generator) -> NDArray[Any]:
     """P(k cubes of ``colour`` come out of ``drop``), k = 0.., given the tower's contents before it."""
     d, i = drop.dropped.get(colour, 0), drop.inside.get(colour, 0)
     if isinstance(model, TwoChance):

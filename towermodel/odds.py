@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.stats import binom
 
 from engine.api import plan
@@ -61,8 +62,8 @@ def battle_sides(battle: Attack | Revolt) -> Sides:
     return Sides(None, battle.defender, False)
 
 
-def outcome_codes(sides: Sides, attacker: np.ndarray, own: np.ndarray, peasants: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def outcome_codes(sides: Sides, attacker: NDArray[Any], own: NDArray[Any], peasants: NDArray[Any]
+                  ) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     """The outcome code, attacker strength and defender strength for trays holding ``attacker``
     cubes of the attacker's colour, ``own`` of the defender's and ``peasants`` green (broadcast)."""
     if sides.attacker is None:  # a revolt: the peasants attack the county's owner
@@ -77,7 +78,7 @@ def outcome_codes(sides: Sides, attacker: np.ndarray, own: np.ndarray, peasants:
     return code, a, d
 
 
-def came_out_pmf(dropped: int, inside: int, model: TwoChance) -> np.ndarray:
+def came_out_pmf(dropped: int, inside: int, model: TwoChance) -> NDArray[Any]:
     """P(k cubes of one colour come out), k = 0..dropped+inside, under a two-chance model."""
     thrown = binom.pmf(np.arange(dropped + 1), dropped, model.p_new)
     stuck = binom.pmf(np.arange(inside + 1), inside, model.p_stuck)
@@ -97,7 +98,7 @@ def _prepare(data: dict[str, Any]) -> tuple[Sides, dict[str, int], dict[str, int
     return battle_sides(battle), dropped, inside
 
 
-def _result(sides: Sides, probs: np.ndarray, a_mean: float, d_mean: float) -> dict[str, Any]:
+def _result(sides: Sides, probs: NDArray[Any], a_mean: float, d_mean: float) -> dict[str, Any]:
     total = float(probs.sum())
     p = [float(x) / total for x in probs]
     return {
@@ -111,8 +112,8 @@ def _result(sides: Sides, probs: np.ndarray, a_mean: float, d_mean: float) -> di
 
 
 def _exact(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: TwoChance
-           ) -> tuple[np.ndarray, float, float]:
-    def pmf(colour: str | None) -> np.ndarray:
+           ) -> tuple[NDArray[Any], float, float]:
+    def pmf(colour: str | None) -> NDArray[Any]:
         if colour is None:
             return np.ones(1)
         return came_out_pmf(dropped.get(colour, 0), inside.get(colour, 0), model)
@@ -129,7 +130,7 @@ def _exact(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model:
 
 
 def _simulated(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: TowerModelParams,
-               samples: int, seed: int) -> tuple[np.ndarray, float, float]:
+               samples: int, seed: int) -> tuple[NDArray[Any], float, float]:
     involved_peasants = sides.attacker is None or sides.allies or sides.defender is None
     fighters = [c for c in (sides.attacker, sides.defender, PEASANTS if involved_peasants else None) if c is not None]
     fighters = list(dict.fromkeys(fighters))
@@ -139,7 +140,7 @@ def _simulated(sides: Sides, dropped: dict[str, int], inside: dict[str, int], mo
     # A group with no cube at all cannot come out: leave it out of the simulation (it is faster).
     drawn = [g for g, (d, i) in groups.items() if d + i > 0]
     zeros = np.zeros(samples, dtype=np.int64)
-    column = dict.fromkeys(groups, zeros)
+    column: dict[str, NDArray[Any]] = dict.fromkeys(groups, zeros)
     if drawn:
         out = sample_came_out(model, np.array([groups[g][0] for g in drawn]), np.array([groups[g][1] for g in drawn]),
                               samples, np.random.default_rng(seed))

@@ -18,6 +18,7 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.stats import binom
 
 from towermodel.models import NAMED_MODELS, Shelves, TowerModelParams, TwoChance, named_model
@@ -175,7 +176,7 @@ def make_tower_model(name: str) -> TowerModel:
 TOWER_MODELS = tuple(NAMED_MODELS)
 
 
-def binomial_rows(counts: np.ndarray, p: float, n: int, rng: np.random.Generator) -> np.ndarray:
+def binomial_rows(counts: NDArray[Any], p: float, n: int, rng: np.random.Generator) -> NDArray[Any]:
     """``n`` draws of Bin(``counts[g]``, ``p``) for each group ``g``: a ``(groups, n)`` array.
 
     Where every draw of a row has the same count, inverting the row's cumulative distribution at
@@ -194,7 +195,7 @@ def binomial_rows(counts: np.ndarray, p: float, n: int, rng: np.random.Generator
     return out
 
 
-def split_over_shelves(inside: np.ndarray, n_shelves: int, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+def split_over_shelves(inside: NDArray[Any], n_shelves: int, n: int, rng: np.random.Generator) -> list[NDArray[Any]]:
     """``n`` draws of how the cubes ``inside`` (per group) lie on the shelves, when only the totals are
     known: a ``(groups, n)`` array per shelf.
 
@@ -214,8 +215,8 @@ def split_over_shelves(inside: np.ndarray, n_shelves: int, n: int, rng: np.rando
     return shelves
 
 
-def sample_came_out(model: TowerModelParams, dropped: np.ndarray, inside: np.ndarray, n: int,
-                    rng: np.random.Generator) -> np.ndarray:
+def sample_came_out(model: TowerModelParams, dropped: NDArray[Any], inside: NDArray[Any], n: int,
+                    rng: np.random.Generator) -> NDArray[Any]:
     """``n`` independent draws of the cubes that come out of one drop: an ``(n, groups)`` int array.
 
     ``dropped`` and ``inside`` count cubes per group (a colour, or several colours lumped together:
@@ -232,7 +233,9 @@ def sample_came_out(model: TowerModelParams, dropped: np.ndarray, inside: np.nda
             np.broadcast_to(inside[:, None], shape), model.p_stuck)
         return np.asarray(out.T)
     thrown_out, inside_out = shelves_out_by_origin(model, int(dropped.sum()), int(inside.sum()), n, rng)
-    return multivariate_hypergeometric(dropped, thrown_out, rng) + multivariate_hypergeometric(inside, inside_out, rng)
+    came_out: NDArray[Any] = (multivariate_hypergeometric(dropped, thrown_out, rng)
+                              + multivariate_hypergeometric(inside, inside_out, rng))
+    return came_out
 
 
 FRESH, OLD = 1, 2
@@ -240,7 +243,7 @@ FRESH, OLD = 1, 2
 
 
 def shelves_out_by_origin(model: Shelves, thrown: int, inside: int, n: int, rng: np.random.Generator
-                          ) -> tuple[np.ndarray, np.ndarray]:
+                          ) -> tuple[NDArray[Any], NDArray[Any]]:
     """``n`` draws of a shelves drop, colour-blind: how many of the ``thrown`` cubes and how many of
     the ``inside`` cubes come out (two ``(n,)`` arrays).
 
@@ -259,13 +262,13 @@ def shelves_out_by_origin(model: Shelves, thrown: int, inside: int, n: int, rng:
     :func:`_last_shelf`)."""
     p, k = model.p_pass, model.p_knock
     old_on = split_over_shelves(np.array([inside]), model.n_shelves, n, rng)
-    stream = np.full((n, thrown), FRESH, dtype=np.int8)
+    stream: NDArray[Any] = np.full((n, thrown), FRESH, dtype=np.int8)
     for shelf in range(model.n_shelves - 1):
         stream = _shelf_stream(stream, np.array(old_on[shelf][0], dtype=np.int64), p, k, rng)
     return _last_shelf(stream, np.array(old_on[-1][0], dtype=np.int64), p, k, rng)
 
 
-def _knocked(fresh: np.ndarray, old: np.ndarray, k: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _knocked(fresh: NDArray[Any], old: NDArray[Any], k: float, rng: np.random.Generator) -> tuple[NDArray[Any], NDArray[Any]]:
     """Bin(fresh, k) and Bin(old, k), drawn together by geometric jumps along the cubes on the shelf
     (old ones first): a jump of G ~ Geom(k) lands on the next cube knocked loose. With a small
     ``k`` most rows need one uniform draw, where NumPy's binomial sampler costs far more."""
@@ -289,7 +292,7 @@ def _knocked(fresh: np.ndarray, old: np.ndarray, k: float, rng: np.random.Genera
     return loose_fresh, loose_old
 
 
-def _shelf_stream(stream: np.ndarray, old: np.ndarray, p: float, k: float, rng: np.random.Generator) -> np.ndarray:
+def _shelf_stream(stream: NDArray[Any], old: NDArray[Any], p: float, k: float, rng: np.random.Generator) -> NDArray[Any]:
     """The stream of cubes leaving a shelf that holds ``old`` cubes, reached by ``stream``."""
     n, length = stream.shape
     fresh = np.zeros(n, dtype=np.int64)
@@ -315,8 +318,8 @@ def _shelf_stream(stream: np.ndarray, old: np.ndarray, p: float, k: float, rng: 
     return below[:, : int(ends.max(initial=0))]
 
 
-def _last_shelf(stream: np.ndarray, old: np.ndarray, p: float, k: float, rng: np.random.Generator
-                ) -> tuple[np.ndarray, np.ndarray]:
+def _last_shelf(stream: NDArray[Any], old: NDArray[Any], p: float, k: float, rng: np.random.Generator
+                ) -> tuple[NDArray[Any], NDArray[Any]]:
     """Fresh and old cubes out of the last shelf, which holds ``old`` cubes and is reached by ``stream``.
 
     A cube reaching it passes (out) or comes to rest; one at rest (or lying there before the drop)
@@ -324,7 +327,7 @@ def _last_shelf(stream: np.ndarray, old: np.ndarray, p: float, k: float, rng: np
     ``(1 - p_knock) ** passing_behind``. Nothing below needs the order of what leaves."""
     arrived = stream > 0
     passing = (rng.random(stream.shape) < p) & arrived
-    behind = np.cumsum(passing[:, ::-1], axis=1)[:, ::-1] - passing  # passing cubes after each position
+    behind: NDArray[Any] = np.cumsum(passing[:, ::-1], axis=1)[:, ::-1] - passing  # passing cubes after each position
     stays = (1.0 - k) ** behind
     out = passing | (arrived & (rng.random(stream.shape) >= stays))
     out_fresh = (out & (stream == FRESH)).sum(axis=1)
@@ -334,8 +337,8 @@ def _last_shelf(stream: np.ndarray, old: np.ndarray, p: float, k: float, rng: np
     return out_fresh.astype(np.int64), out_old.astype(np.int64)
 
 
-def _append_in_random_order(stream: np.ndarray, ends: np.ndarray, rows: np.ndarray, fresh: np.ndarray,
-                            old: np.ndarray, rng: np.random.Generator) -> None:
+def _append_in_random_order(stream: NDArray[Any], ends: NDArray[Any], rows: NDArray[Any], fresh: NDArray[Any],
+                            old: NDArray[Any], rng: np.random.Generator) -> None:
     """Append ``fresh[i]`` fresh and ``old[i]`` old cubes to row ``rows[i]`` of ``stream``, in random order."""
     some = (fresh + old) > 0
     rows, fresh, old = rows[some], fresh[some].copy(), old[some].copy()
@@ -349,7 +352,7 @@ def _append_in_random_order(stream: np.ndarray, ends: np.ndarray, rows: np.ndarr
         rows, fresh, old = rows[more], fresh[more], old[more]
 
 
-def multivariate_hypergeometric(counts: np.ndarray, drawn: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def multivariate_hypergeometric(counts: NDArray[Any], drawn: NDArray[Any], rng: np.random.Generator) -> NDArray[Any]:
     """For each ``drawn[i]``, how many of each group come out when ``drawn[i]`` cubes are taken at
     random, without replacement, from ``counts[g]`` cubes of group ``g``: an ``(n, groups)`` array.
 
