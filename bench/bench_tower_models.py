@@ -11,7 +11,7 @@ model               share out   of the     mean inside   inside at   sd(out-in)
 ==================  ==========  =========  ============  ==========  ===========
 spielbyweb          0.977       0.669      10.6          10.5        2.70
 wallenstein-online  0.981       0.497      8.9           8.8         3.52
-shelves             0.965       0.722      15.3          15.8        2.54
+shelves             0.969       0.798      13.4          14.1        2.44
 ==================  ==========  =========  ============  ==========  ===========
 
 "share out (game)": cubes that came out over everything thrown in a game, the fill included; "of the
@@ -24,9 +24,10 @@ cubes leave as stick. ``spielbyweb`` (new 2/3, stuck 1/3) settles at about the s
 (store = throw x 0.5/0.6) but swings most from battle to battle, as most of its store leaves at
 once. ``shelves`` lets 0.85^2 = 72 % of a throw straight through and releases stored cubes only when
 passing cubes knock them loose (1 in 40 each), so it keeps filling slowly through the game and holds
-the most, with the steadiest battles. (A cube that lands on a shelf can be knocked loose from the
-next drop on: towermodel's reading of the shelves model, docs/tower-model.md. When later cubes of
-the same drop could knock it loose too, the fill let 0.798 out, and the tower held 13.5 on average.) Over a whole game all three let out 97-98 % of what was thrown.
+the most, with the steadiest battles. (A cube that came to rest on a shelf can be knocked loose by
+the cubes behind it in the same drop, as the contract says; when it could be knocked loose only from
+the next drop on, an earlier reading, the fill let 0.722 out and the tower held 15.3 on average.)
+Over a whole game all three let out 97-98 % of what was thrown.
 """
 
 from __future__ import annotations

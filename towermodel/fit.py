@@ -11,13 +11,16 @@ many were inside the tower before (both known exactly from the log).
   these parameters, as for the shelves.
 * ``shelves`` (two shelves), fitted to the total cubes out per drop (colours left aside: its hidden
   state would otherwise be a split of every colour over the shelves): which of the cubes inside lie
-  on the upper shelf is hidden. The
-  likelihood is exact all the same, by a forward filter (the forward algorithm of a hidden Markov
-  model) over that one number: the total inside is known before every drop, so the cubes on the
-  upper shelf say where every cube lies. For each drop the filter sums over the cubes that pass the
-  upper shelf, those it knocks loose, those that pass the lower one and those knocked off it, and
-  carries the distribution of the upper shelf's contents to the next drop. A log starts with an
-  empty tower, so the filter starts certain.
+  on the upper shelf is hidden. The likelihood is exact all the same, by a forward filter (the
+  forward algorithm of a hidden Markov model) over that one number: the total inside is known
+  before every drop, so the cubes on the upper shelf say where every cube lies. Within a drop the
+  rule is the contract's, literally (a cube that came to rest earlier in the drop can be knocked
+  loose by the cubes behind it), and the filter needs no sum over arrival orders: how many cubes
+  lie on a shelf after a drop depends only on how many reached it (each arrival is the same step of
+  one chain, :func:`_shelf_chain`), and the lower shelf is reached by exactly the cubes that left
+  the upper one, ``thrown + s - u`` when the upper shelf went from ``s`` cubes to ``u``. So each
+  drop's transition is a product of two powers of one matrix (:class:`_ShelvesDrop`). A log
+  starts with an empty tower, so the filter starts certain.
 
 Parameters are optimised on the logit scale (so they stay in (0, 1)); 95 % confidence intervals are
 Wald intervals on that scale from the numerical Hessian of the log-likelihood, mapped back (so they

@@ -27,10 +27,11 @@ class TwoChance:
 
 @dataclass(frozen=True)
 class Shelves:
-    """Cubes fall past ``n_shelves`` shelves; a cube passes each with ``p_pass``, else rests on it; each
-    cube passing a shelf knocks each cube resting there loose with ``p_knock`` (it falls to the next
-    shelf, or out). A cube that comes to rest during a drop is not knocked loose by that same drop:
-    the cubes resting on a shelf are those that lay there when the drop arrived (see docs/tower-model.md)."""
+    """Cubes fall past ``n_shelves`` shelves in turn; a cube reaching a shelf passes it with ``p_pass``,
+    else it lies on it; each cube passing a shelf knocks each cube lying there loose with ``p_knock``
+    (those that came to rest earlier in the same drop included), and a loosened cube falls on to
+    the next shelf, where it is a cube reaching a shelf like any other (or out, below the last).
+    ``towermodel.tower.ShelvesTower`` plays the rule; docs/tower-model.md says how it is read."""
 
     p_pass: float
     p_knock: float
