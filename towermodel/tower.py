@@ -248,13 +248,13 @@ def shelves_out_by_origin(model: Shelves, thrown: int, inside: int, n: int, rng:
     the ``inside`` cubes come out (two ``(n,)`` arrays).
 
     The rule is :class:`ShelvesTower`'s, played for all draws at once, shelf by shelf: the cubes
-    reaching a shelf are a stream (one row per draw, padded), each cube in turn passes (and knocks
-    each cube lying on the shelf loose, those that came to rest earlier in this drop included) or
-    comes to rest; the stream leaving the shelf (a passing cube, then the cubes it knocked loose,
-    in random order) is the next shelf's. Cubes behave alike, so only their origin is followed: which
-    colours came out is then a draw without replacement from each origin's colours
-    (:func:`multivariate_hypergeometric`), which is exact because the rule never looks at a colour.
-    The cubes inside are spread over the shelves by :func:`split_over_shelves`.
+    reaching a shelf are a stream (one column per draw, padded with empty places), each cube in
+    turn passes (and knocks each cube lying on the shelf loose, those that came to rest earlier in
+    this drop included) or comes to rest; the stream leaving the shelf (a passing cube, then the
+    cubes it knocked loose, in random order) is the next shelf's. Cubes behave alike, so only their
+    origin is followed: which colours came out is then a draw without replacement from each
+    origin's colours (:func:`multivariate_hypergeometric`), which is exact because the rule never
+    looks at a colour. The cubes inside are spread over the shelves by :func:`split_over_shelves`.
 
     The last shelf needs no stream of its own: given which of its arrivals pass, a cube lying there
     (since before the drop, or from its own arrival on) stays only if every passing cube behind it
@@ -262,60 +262,73 @@ def shelves_out_by_origin(model: Shelves, thrown: int, inside: int, n: int, rng:
     :func:`_last_shelf`)."""
     p, k = model.p_pass, model.p_knock
     old_on = split_over_shelves(np.array([inside]), model.n_shelves, n, rng)
-    stream: NDArray[Any] = np.full((n, thrown), FRESH, dtype=np.int8)
+    stream: NDArray[Any] = np.full((thrown, n), FRESH, dtype=np.int8)
     for shelf in range(model.n_shelves - 1):
         stream = _shelf_stream(stream, np.array(old_on[shelf][0], dtype=np.int64), p, k, rng)
     return _last_shelf(stream, np.array(old_on[-1][0], dtype=np.int64), p, k, rng)
 
 
-def _knocked(fresh: NDArray[Any], old: NDArray[Any], k: float, rng: np.random.Generator) -> tuple[NDArray[Any], NDArray[Any]]:
-    """Bin(fresh, k) and Bin(old, k), drawn together by geometric jumps along the cubes on the shelf
-    (old ones first): a jump of G ~ Geom(k) lands on the next cube knocked loose. With a small
-    ``k`` most rows need one uniform draw, where NumPy's binomial sampler costs far more."""
-    lying = fresh + old
-    loose_fresh = np.zeros(len(lying), dtype=np.int64)
-    loose_old = np.zeros(len(lying), dtype=np.int64)
+def _knock_loose(fresh: NDArray[Any], old: NDArray[Any], k: float, stream: NDArray[Any], ends: NDArray[Any],
+                 passing: NDArray[Any], u: NDArray[Any], rng: np.random.Generator) -> None:
+    """A cube has just passed the shelf in each draw where ``passing``; the shelf holds ``fresh`` and
+    ``old`` cubes: knock each loose with ``k``, take it off the shelf and append it to the draw's
+    ``stream``. ``u`` is one uniform number per draw.
+
+    The cubes lying there are taken in random order and geometric jumps, G ~ Geom(k), land on the
+    ones knocked loose; the first jump lands within the shelf exactly when ``u < 1 - (1 - k) **
+    lying``, one comparison that settles most draws (with a small ``k`` the most common case is that
+    nothing is knocked loose; NumPy's binomial sampler would cost far more). Whether a landing is on
+    an old cube is decided when it lands, from the cubes not yet knocked loose, so the loosened
+    cubes come out in random order, as the rule says."""
     if k <= 0.0:
-        return loose_fresh, loose_old
-    rows = np.flatnonzero(lying > 0)
-    at = np.zeros(len(rows), dtype=np.int64)
+        return
+    lying = fresh + old
+    none_loose = (1.0 - k) ** np.arange(len(stream) + 1)
+    columns = np.flatnonzero(passing & (u < 1.0 - none_loose[lying]))
+    if not len(columns):
+        return
+    lying = lying[columns]
+    draw = u[columns].astype(np.float64)
+    at = np.zeros(len(columns), dtype=np.int64)
+    knocked = np.zeros(len(columns), dtype=np.int64)
     log_miss = np.log1p(-k) if k < 1.0 else -np.inf
-    while len(rows):
-        jump = np.ones(len(rows), dtype=np.int64) if k >= 1.0 else (
-            np.floor(np.log1p(-rng.random(len(rows))) / log_miss).astype(np.int64) + 1)
+    while len(columns):
+        jump = 1 if k >= 1.0 else np.floor(np.log1p(-draw) / log_miss).astype(np.int64) + 1
         at = at + jump
-        hit = at <= lying[rows]
-        rows, at = rows[hit], at[hit]
-        is_old = at <= old[rows]
-        loose_old[rows[is_old]] += 1
-        loose_fresh[rows[~is_old]] += 1
-    return loose_fresh, loose_old
+        hit = at <= lying
+        columns, lying, at, knocked = columns[hit], lying[hit], at[hit], knocked[hit]
+        if not len(columns):
+            break
+        is_old = rng.random(len(columns)) * (lying - knocked) < old[columns]
+        old[columns] -= is_old
+        fresh[columns] -= ~is_old
+        stream[ends[columns], columns] = np.where(is_old, OLD, FRESH)
+        ends[columns] += 1
+        knocked += 1
+        draw = rng.random(len(columns))
 
 
 def _shelf_stream(stream: NDArray[Any], old: NDArray[Any], p: float, k: float, rng: np.random.Generator) -> NDArray[Any]:
-    """The stream of cubes leaving a shelf that holds ``old`` cubes, reached by ``stream``."""
-    n, length = stream.shape
+    """The stream of cubes leaving a shelf that holds ``old`` cubes, reached by ``stream`` (position, draw)."""
+    length, n = stream.shape
     fresh = np.zeros(n, dtype=np.int64)
-    below = np.zeros((n, length + int(old.max(initial=0))), dtype=np.int8)
+    below = np.zeros((length + int(old.max(initial=0)), n), dtype=np.int8)
     ends = np.zeros(n, dtype=np.int64)
-    passing_all = rng.random((length, n)) < p
+    every = np.arange(n)
+    u_pass = rng.random((length, n), dtype=np.float32)
+    u_knock = rng.random((length, n), dtype=np.float32)
     for position in range(length):
-        kinds = stream[:, position]
+        kinds = stream[position]
         arrived = kinds > 0
-        passing = passing_all[position] & arrived
+        passing = (u_pass[position] < p) & arrived
         resting = arrived & ~passing
         fresh += resting & (kinds == FRESH)
         old += resting & (kinds == OLD)
-        movers = np.flatnonzero(passing)
-        if len(movers) == 0:
-            continue
-        below[movers, ends[movers]] = kinds[movers]
-        ends[movers] += 1
-        loose_fresh, loose_old = _knocked(fresh[movers], old[movers], k, rng)
-        fresh[movers] -= loose_fresh
-        old[movers] -= loose_old
-        _append_in_random_order(below, ends, movers, loose_fresh, loose_old, rng)
-    return below[:, : int(ends.max(initial=0))]
+        # The passing cube leaves first (in a draw where none passes, this writes 0 on an empty place).
+        below[ends, every] = np.where(passing, kinds, 0)
+        ends += passing
+        _knock_loose(fresh, old, k, below, ends, passing, u_knock[position], rng)
+    return below[: int(ends.max(initial=0))]
 
 
 def _last_shelf(stream: NDArray[Any], old: NDArray[Any], p: float, k: float, rng: np.random.Generator
@@ -326,30 +339,17 @@ def _last_shelf(stream: NDArray[Any], old: NDArray[Any], p: float, k: float, rng
     is knocked out by each passing cube behind it with ``p_knock``, independently, so it stays with
     ``(1 - p_knock) ** passing_behind``. Nothing below needs the order of what leaves."""
     arrived = stream > 0
-    passing = (rng.random(stream.shape) < p) & arrived
-    behind: NDArray[Any] = np.cumsum(passing[:, ::-1], axis=1)[:, ::-1] - passing  # passing cubes after each position
-    stays = (1.0 - k) ** behind
-    out = passing | (arrived & (rng.random(stream.shape) >= stays))
-    out_fresh = (out & (stream == FRESH)).sum(axis=1)
-    out_old = (out & (stream == OLD)).sum(axis=1)
-    total_passing = passing.sum(axis=1)
-    out_old = out_old + rng.binomial(old, 1.0 - (1.0 - k) ** total_passing)
+    u = rng.random(stream.shape, dtype=np.float32)
+    passing = (u < p) & arrived
+    counts = passing.astype(np.int16)
+    behind = np.cumsum(counts[::-1], axis=0, dtype=np.int16)[::-1] - counts  # passing cubes after each place
+    # A cube that did not pass has u uniform on [p, 1): it stays with (1 - k) ** behind when u < p + (1 - p) * that.
+    stays_below = (p + (1.0 - p) * (1.0 - k) ** np.arange(len(stream) + 1)).astype(np.float32)
+    out = passing | (arrived & (u >= stays_below[behind]))
+    out_fresh = (out & (stream == FRESH)).sum(axis=0)
+    out_old = (out & (stream == OLD)).sum(axis=0)
+    out_old = out_old + rng.binomial(old, 1.0 - (1.0 - k) ** passing.sum(axis=0))
     return out_fresh.astype(np.int64), out_old.astype(np.int64)
-
-
-def _append_in_random_order(stream: NDArray[Any], ends: NDArray[Any], rows: NDArray[Any], fresh: NDArray[Any],
-                            old: NDArray[Any], rng: np.random.Generator) -> None:
-    """Append ``fresh[i]`` fresh and ``old[i]`` old cubes to row ``rows[i]`` of ``stream``, in random order."""
-    some = (fresh + old) > 0
-    rows, fresh, old = rows[some], fresh[some].copy(), old[some].copy()
-    while len(rows):
-        is_old = rng.random(len(rows)) * (fresh + old) < old
-        stream[rows, ends[rows]] = np.where(is_old, OLD, FRESH)
-        ends[rows] += 1
-        old -= is_old
-        fresh -= ~is_old
-        more = (fresh + old) > 0
-        rows, fresh, old = rows[more], fresh[more], old[more]
 
 
 def multivariate_hypergeometric(counts: NDArray[Any], drawn: NDArray[Any], rng: np.random.Generator) -> NDArray[Any]:
