@@ -5,7 +5,9 @@ Battles are drawn with a fixed seed (attacks on players and on neutral counties,
 revolts; up to 45 cubes dropped, up to 40 inside), plus the largest case (45 dropped, 40 inside).
 Each is timed for the two two-chance models (exact), the shelves model (simulated, 40,000 drops)
 and spielbyweb simulated as well (the simulation's cost does not depend on the family much). Times
-are wall-clock on this machine, one battle after another, after one warm-up call.
+are wall-clock on this machine, one battle after another, after one warm-up call; the CPU time of
+this process is printed beside them, since on a machine shared with other jobs the wall clock
+also counts the time others hold the cores (the target is a wall-clock one, on a quiet machine).
 
 Run: ``.venv/bin/python bench/bench_odds.py``
 """
@@ -82,7 +84,7 @@ def battles() -> list[dict[str, Any]]:
 def main() -> int:
     cases = battles()
     rows = []
-    worst = 0.0
+    worst = worst_cpu = 0.0
     for label, name, method in (("spielbyweb", "spielbyweb", "auto"),
                                 ("wallenstein-online", "wallenstein-online", "auto"),
                                 ("shelves", "shelves", "auto"),
@@ -90,19 +92,25 @@ def main() -> int:
         model = named_model(name)
         battle_odds(cases[0], model, name, method=method)  # warm-up (imports, caches)
         times = []
+        cpu = []
         used = ""
         for battle in cases:
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             used = battle_odds(battle, model, name, method=method)["method"]
             times.append((time.perf_counter() - start) * 1000)
+            cpu.append((time.process_time() - start_cpu) * 1000)
         times.sort()
-        rows.append((label, used, statistics.median(times), times[int(0.95 * (len(times) - 1))], times[-1], times[0]))
+        cpu.sort()
+        rows.append((label, used, statistics.median(times), times[int(0.95 * (len(times) - 1))], times[-1],
+                     statistics.median(cpu), cpu[-1]))
         worst = max(worst, times[-1])
+        worst_cpu = max(worst_cpu, cpu[-1])
     print(f"{len(cases)} battles (the largest: 45 dropped, 40 inside), up to 45 cubes dropped and 40 inside")
-    print(f"{'model':<24} {'method':<10} {'median ms':>10} {'p95 ms':>8} {'max ms':>8}")
-    for label, used, med, p95, mx, _ in rows:
-        print(f"{label:<24} {used:<10} {med:>10.2f} {p95:>8.2f} {mx:>8.2f}")
-    print(f"worst {worst:.1f} ms, target {TARGET_MS:.0f} ms: {'met' if worst <= TARGET_MS else 'NOT met'}")
+    print(f"{'model':<24} {'method':<10} {'median ms':>10} {'p95 ms':>8} {'max ms':>8} {'CPU median':>11} {'CPU max':>8}")
+    for label, used, med, p95, mx, cpu_med, cpu_max in rows:
+        print(f"{label:<24} {used:<10} {med:>10.2f} {p95:>8.2f} {mx:>8.2f} {cpu_med:>11.2f} {cpu_max:>8.2f}")
+    print(f"worst {worst:.1f} ms wall ({worst_cpu:.1f} ms CPU), target {TARGET_MS:.0f} ms: "
+          f"{'met' if worst <= TARGET_MS else 'NOT met'}")
     return 0
 
 

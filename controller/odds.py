@@ -25,6 +25,9 @@ from towermodel.odds import battle_odds
 ODDS_MODELS = (*NAMED_MODELS, "fitted")
 FALLBACK = "spielbyweb"
 FIT_FILE = "fitted-model.json"
+FIT_VERSION = 2
+"""Kept in the fit file: a fit saved by an older likelihood (version 1: the shelves model whose cubes
+at rest were knocked loose only from the next drop on) is fitted again, not reused."""
 
 
 def station_logs(records: list[Record]) -> list[list[Any]]:
@@ -46,7 +49,7 @@ def fitted_models(records: list[Record], data_dir: Path | None) -> list[dict[str
     if cache is not None and cache.exists():
         try:
             saved = json.loads(cache.read_text(encoding="utf-8"))
-            if saved.get("drops") == drops:
+            if saved.get("drops") == drops and saved.get("version") == FIT_VERSION:
                 return list(saved["fits"])
         except (OSError, ValueError, KeyError):
             pass  # a damaged cache is only a cache: fit again
@@ -55,7 +58,7 @@ def fitted_models(records: list[Record], data_dir: Path | None) -> list[dict[str
     fits = [fit.to_json() for fit in fit_models(logs)]
     if cache is not None:
         with contextlib.suppress(OSError):  # a read-only data directory: fit again next time
-            cache.write_text(json.dumps({"drops": drops, "fits": fits}), encoding="utf-8")
+            cache.write_text(json.dumps({"version": FIT_VERSION, "drops": drops, "fits": fits}), encoding="utf-8")
     return fits
 
 

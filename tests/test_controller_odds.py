@@ -73,6 +73,23 @@ def test_fitted_odds_fall_back_until_the_fit_can_be_trusted(tmp_path: Path) -> N
     assert odds_before_drop({"battle": "initial_fill"}, "fitted") is None
 
 
+def test_a_fit_saved_by_an_older_likelihood_is_fitted_again(tmp_path: Path) -> None:
+    import json
+
+    from controller.odds import fitted_models
+
+    with Table.open(data_dir=tmp_path, reader="direct") as table:
+        _play(table, 2)
+        records = table.store.records()
+    fresh = fitted_models(records, tmp_path)
+    saved = json.loads((tmp_path / "fitted-model.json").read_text(encoding="utf-8"))
+    assert saved["fits"] == fresh and saved["version"] == 2
+    # A file from before the shelves likelihood followed the contract's rule: same drops, no version.
+    stale = [{**fit, "log_likelihood": -1.0} for fit in fresh]
+    (tmp_path / "fitted-model.json").write_text(json.dumps({"drops": saved["drops"], "fits": stale}), encoding="utf-8")
+    assert fitted_models(records, tmp_path) == fresh
+
+
 def test_the_odds_in_players_words() -> None:
     from controller.odds import describe_odds
 
