@@ -41,21 +41,6 @@ SIM_BEAM = 0x70
 NAK = 0x7F
 RESPONSE_BIT = 0x80
 
-COMMAND_NAMES = {
-    HELLO: "HELLO",
-    PING: "PING",
-    SERVO: "SERVO",
-    RELEASE: "RELEASE",
-    BEAM_RESET: "BEAM_RESET",
-    BEAM_COUNT: "BEAM_COUNT",
-    LEDS: "LEDS",
-    VIBRATE: "VIBRATE",
-    STATUS: "STATUS",
-    RELEASE_COUNT: "RELEASE_COUNT",
-    SIM_BEAM: "SIM_BEAM",
-    NAK: "NAK",
-}
-
 # Status codes: the first payload byte of every response.
 OK = 0
 UNKNOWN_COMMAND = 1
@@ -112,37 +97,53 @@ MIN_SILENCE_MS = 500
 MAX_SILENCE_MS = 60000
 MAX_SIM_PULSES = 1000
 
-# Request payload layouts (struct formats). HELLO's response carries a trailing firmware name.
-REQUEST_FORMATS = {
-    HELLO: "<BIH",
-    PING: "",
-    SERVO: "<HH",
-    RELEASE: "<HHHH",
-    BEAM_RESET: "",
-    BEAM_COUNT: "",
-    LEDS: "<H",
-    VIBRATE: "<H",
-    STATUS: "",
-    RELEASE_COUNT: "",
-    SIM_BEAM: "<H",
-}
+# Every command in one row: code, name, request fields, OK-result fields. A field is ``name:code``
+# with a little-endian ``struct`` code; ``name:text`` (HELLO's firmware name) is the rest of the data
+# as text. The struct formats, the field names and the command names below are all derived from it.
+COMMANDS = (
+    (HELLO, "HELLO", "version:B silence_ms:I closed_cdeg:H", "version:B boot_id:I firmware:text"),
+    (PING, "PING", "", "boot_id:I uptime_ms:I"),
+    (SERVO, "SERVO", "cdeg:H hold_ms:H", ""),
+    (RELEASE, "RELEASE", "open_cdeg:H closed_cdeg:H dwell_ms:H travel_ms:H", "number:I"),
+    (BEAM_RESET, "BEAM_RESET", "", "before:I"),
+    (BEAM_COUNT, "BEAM_COUNT", "", "count:I"),
+    (LEDS, "LEDS", "level:H", ""),
+    (VIBRATE, "VIBRATE", "ms:H", "applied_ms:H"),
+    (STATUS, "STATUS", "",
+     "flags:B servo_cdeg:H leds:H beam_count:I releases:I uptime_ms:I safe_trips:I faults:H"),
+    (RELEASE_COUNT, "RELEASE_COUNT", "", "count:I boot_id:I since_boot:I flags:B"),
+    (SIM_BEAM, "SIM_BEAM", "pulses:H", "count:I"),
+)
 
-RESULT_FORMATS = {
-    HELLO: "<BI",
-    PING: "<II",
-    SERVO: "",
-    RELEASE: "<I",
-    BEAM_RESET: "<I",
-    BEAM_COUNT: "<I",
-    LEDS: "",
-    VIBRATE: "<H",
-    STATUS: "<BHHIIIIH",
-    RELEASE_COUNT: "<IIIB",
-    SIM_BEAM: "<I",
-}
 
-# Responses whose data may carry bytes after the fixed part (HELLO's firmware name).
-TRAILING_TEXT = (HELLO,)
+def _layout(spec):
+    """``(struct format, field names, trailing text field or None)`` of one side of a row."""
+    codes = ""
+    names = []
+    text = None
+    for field in spec.split():
+        name, code = field.split(":")
+        if code == "text":
+            text = name
+        else:
+            codes += code
+            names.append(name)
+    return ("<" + codes) if codes else "", tuple(names), text
+
+
+COMMAND_NAMES = {NAK: "NAK"}
+REQUEST_FORMATS = {}
+REQUEST_FIELDS = {}
+RESULT_FORMATS = {}
+RESULT_FIELDS = {}
+TRAILING_TEXT = {}  # command -> the name of the text that follows its result's fixed part
+for _code, _name, _request, _result in COMMANDS:
+    COMMAND_NAMES[_code] = _name
+    REQUEST_FORMATS[_code], REQUEST_FIELDS[_code], _ = _layout(_request)
+    RESULT_FORMATS[_code], RESULT_FIELDS[_code], _text = _layout(_result)
+    if _text is not None:
+        TRAILING_TEXT[_code] = _text
+del _code, _name, _request, _result, _text
 
 
 class ProtocolError(ValueError):
@@ -350,3 +351,15 @@ def unpack_result(cmd, data):
         return struct.unpack(fmt, data[:size]) + (bytes(data[size:]).decode(),)
     _check_length(fmt, data, command_name(cmd) + " result")
     return struct.unpack(fmt, data) if fmt else ()
+
+
+def read_result(cmd, data):
+    """A command's OK data as a dict keyed by its field names (``COMMANDS``)."""
+    values = unpack_result(cmd, data)
+    names = RESULT_FIELDS[cmd]
+    out = {}
+    for i in range(len(names)):
+        out[names[i]] = values[i]
+    if cmd in TRAILING_TEXT:
+        out[TRAILING_TEXT[cmd]] = values[-1]
+    return out

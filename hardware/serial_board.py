@@ -59,7 +59,7 @@ class SerialTrayBoard(TrayBoard):
         self.link.request(tp.BEAM_RESET)
 
     def beam_count(self) -> int:
-        return int(self.link.request(tp.BEAM_COUNT)[0])
+        return int(self.link.request(tp.BEAM_COUNT)["count"])
 
     def set_leds(self, level: float) -> None:
         if not 0.0 <= level <= 1.0:
@@ -72,7 +72,7 @@ class SerialTrayBoard(TrayBoard):
         if not seconds >= 0.0:
             raise ValueError(f"vibration time must be zero or more seconds, got {seconds!r}")
         ms = min(round(seconds * 1000), tp.MAX_VIBRATE_MS)
-        applied = self.link.request(tp.VIBRATE, ms)[0] / 1000
+        applied: float = self.link.request(tp.VIBRATE, ms)["applied_ms"] / 1000
         if wait and applied:
             self.link.sleep(applied)
         return applied
@@ -85,7 +85,7 @@ class SerialTrayBoard(TrayBoard):
         had broken the beam; returns the new count. A real Pico refuses it (``BoardRejectedError``)."""
         if not 0 <= pulses <= tp.MAX_SIM_PULSES:
             raise ValueError(f"pulses must be 0..{tp.MAX_SIM_PULSES}, got {pulses!r}")
-        return int(self.link.request(tp.SIM_BEAM, pulses)[0])
+        return int(self.link.request(tp.SIM_BEAM, pulses)["count"])
 
     def close(self) -> None:
         if not self._closed:
@@ -166,7 +166,7 @@ class SerialFunnelRelease(FunnelRelease):
             raise ReleaseError(f"cannot reach the tray board, nothing was released: {exc}", released=False) from exc
         before = self._releases
         try:
-            (number,) = self.link.request(tp.RELEASE, *args)
+            number = int(self.link.request(tp.RELEASE, *args)["number"])
         except BoardBusyError as exc:
             raise ReleaseError(
                 f"the funnel on {self.link.name} is still busy with a release", released=False
