@@ -3,7 +3,8 @@
 A wrong count decides a battle wrongly, and a battle cannot be dropped again, so a reading is only
 used when nothing speaks against it: the frame is usable, the counter trusts it (``obs.trusted``,
 the counter's own calibrated gate), no colour shows more cubes than could have come out of the
-tower (what was dropped plus what the ledger says was inside), and, where the tray board has a
+tower (what was dropped plus what the ledger says was inside: the engine's own
+:func:`engine.ledger.check_reading` decides), and, where the tray board has a
 break-beam, its count of falling cubes fits the camera's total.
 
 Where the counter hesitates between counts ("red 6 or 7", ``obs.alternatives``) the station
@@ -30,6 +31,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.readers import Observation
+from engine.errors import ImpossibleReadingError
+from engine.ledger import check_reading
 from hardware.config import DEFAULT_BEAM_CLUMP
 
 #: How many reads before the host is asked: first read, a re-read, then one after shaking the tray.
@@ -97,10 +100,21 @@ class Reconciliation:
                 "best": self.best, "beam": self.beam, "clump": self.clump, "candidates": self.candidates}
 
 
-def _possible(colour: str, dropped: dict[str, int], tower_before: dict[str, int] | None) -> int | None:
-    if tower_before is None:
-        return None
-    return dropped.get(colour, 0) + tower_before.get(colour, 0)
+def ledger_faults(counts: dict[str, int], dropped: dict[str, int], tower_before: dict[str, int] | None) -> list[str]:
+    """Why ``counts`` cannot be the tray after this drop, one sentence per colour (empty: it can).
+
+    The engine's ledger decides (:func:`engine.ledger.check_reading`: no more of a colour than exist,
+    than were dropped plus were inside the tower); each colour is checked on its own so that every
+    colour at fault is named. A colour that is not the game's is left to the engine's resolve."""
+    found = []
+    for colour, n in sorted(counts.items()):
+        try:
+            check_reading(dropped, {colour: n}, tower_before=tower_before)
+        except ImpossibleReadingError as exc:
+            found.append(exc.message)
+        except ValueError:
+            continue
+    return found
 
 
 def reconcile(obs: Observation, dropped: dict[str, int], tower_before: dict[str, int] | None,
@@ -114,12 +128,8 @@ def reconcile(obs: Observation, dropped: dict[str, int], tower_before: dict[str,
         counts = {**obs.cubes, **{c: int(n) for c, (n, _) in zip(colours, combo, strict=True)}}
         prior = math.prod(float(p) for _, p in combo)
         total = sum(counts.values())
-        out = None
-        for colour, n in sorted(counts.items()):
-            possible = _possible(colour, dropped, tower_before)
-            if possible is not None and n > possible:
-                out = f"{n} {colour}, but only {possible} could have come out"
-                break
+        faults = ledger_faults(counts, dropped, tower_before)
+        out = faults[0] if faults else None
         weight = prior
         if out is None and beam is not None:
             if beam > total:
@@ -219,11 +229,7 @@ def assess(obs: Observation, dropped: dict[str, int], tower_before: dict[str, in
     elif not obs.trusted:
         found.append(f"the counter is unsure (confidence {obs.confidence:.2f}): {obs.reason or 'no reason given'}")
     if rec is None:
-        for colour, n in sorted(obs.cubes.items()):
-            possible = _possible(colour, dropped, tower_before)
-            if possible is not None and n > possible:
-                found.append(f"{n} {colour} read, but only {possible} could have come out "
-                             f"({dropped.get(colour, 0)} dropped + {tower_before.get(colour, 0) if tower_before else 0} inside)")
+        found.extend(ledger_faults(obs.cubes, dropped, tower_before))
         total = sum(obs.cubes.values())
         if beam is not None and beam > total:
             found.append(f"the break-beam counted {beam} cubes falling but the camera sees {total}")

@@ -19,7 +19,7 @@ def test_an_unusable_frame_is_doubted_with_its_reason() -> None:
 
 def test_more_than_could_come_out_is_doubted_per_colour() -> None:
     found = doubts(Observation(cubes={"blue": 5, "red": 1}), {"blue": 2}, {"blue": 1, "red": 1}, None)
-    assert found == ["5 blue read, but only 3 could have come out (2 dropped + 1 inside)"]
+    assert found == ["the reading shows 5 blue cubes in the tray, but only 2 were dropped and 1 was inside the tower"]
 
 
 def test_the_break_beam_must_agree_with_the_camera() -> None:
@@ -83,7 +83,7 @@ def test_the_ledger_rules_out_more_than_could_have_come_out() -> None:
     obs = _doubted({"red": 6, "blue": 4}, {"blue": [(4, 0.55), (5, 0.45)]})
     verdict = assess(obs, {"red": 6, "blue": 3}, {"blue": 1}, beam=None)
     assert verdict.doubts == [] and verdict.counts == {"red": 6, "blue": 4}
-    assert "only 4 could have come out" in verdict.notes[0]
+    assert "5 blue cubes in the tray, but only 3 were dropped and 1 was inside the tower" in verdict.notes[0]
 
 
 def test_beam_and_ledger_together_settle_two_colours() -> None:
