@@ -15,20 +15,19 @@ The board counts its releases itself and keeps the count across resets where the
 (``RELEASE_COUNT``): the host dies, the board outlives it, and a restarted host asks the board, not
 its own memory, whether the funnel opened. The count is saved *before* the servo moves, so it can
 never be lower than the number of times the trapdoor opened; if it cannot be saved the release is
-refused (``FAULT``/``FAULT_STORAGE``) and nothing moves.
+refused (``FAULT``/``FAULT_STORAGE``) and nothing moves (``saved_count.py`` keeps it).
 
 Memory is bounded: nothing on the board grows with the number of commands or hardware events.
 """
 
-import struct
-
 try:
     import tray_protocol as tp
+    from saved_count import StorageError, load_count, save_count
 except ImportError:  # on the host the firmware is the ``firmware`` package
     from firmware import tray_protocol as tp
+    from firmware.saved_count import StorageError, load_count, save_count
 
 FIRMWARE_VERSION = "2.0"
-COUNT_MAGIC = b"TRC1"  # the saved release count: magic, count, CRC-32 of both
 SAFE_HOLD_MS = 500  # how long the safe state holds the servo at closed before detaching
 DEFAULT_SILENCE_MS = 3000
 
@@ -75,7 +74,7 @@ class Board:
         self.release_closed = 0
         self.release_travel = 0
         self.releases_since_boot = 0
-        self.releases, self.count_persistent = self._load_count()
+        self.releases, self.count_persistent = load_count(hal)
         self.vibrate_until = None
         self.leds = 0
         self.beam_base = 0
@@ -192,7 +191,7 @@ class Board:
         if self.on_action is not None:
             self.on_action(name, args)
 
-    # -- faults and the saved release count -------------------------------------------------------
+    # -- faults -----------------------------------------------------------------------------------
 
     def fault(self, exc, text=None):
         """Note a fault (an exception in a command or in the main loop); returns its FAULT code.
@@ -200,7 +199,7 @@ class Board:
         The traceback goes to the HAL's fault log, never onto the data link; the host learns of it
         from the command's FAULT status or from STATUS (flag FAULT, and the count)."""
         code = tp.FAULT_MEMORY if isinstance(exc, MemoryError) else tp.FAULT_INTERNAL
-        if isinstance(exc, _StorageError):
+        if isinstance(exc, StorageError):
             code = tp.FAULT_STORAGE
         self.faults = min(self.faults + 1, 0xFFFF)
         self.fault_flag = True
@@ -212,35 +211,6 @@ class Board:
             except Exception:  # noqa: BLE001 - a fault log that fails must not fault again
                 pass
         return code
-
-    def _load_count(self):
-        """``(count, persistent)``: the release count saved before the last reset, if any."""
-        load = getattr(self.hal, "load_blob", None)
-        if load is None:
-            return 0, False
-        try:
-            blob = load()
-        except Exception:  # noqa: BLE001 - an unreadable flash is a count that cannot be trusted
-            blob = None
-        if blob is None:
-            return 0, True  # never saved: a new board (or erased flash) that has released nothing
-        if len(blob) == 12 and blob[:4] == COUNT_MAGIC:
-            count, crc = struct.unpack("<II", blob[4:])
-            if tp.crc32(blob[:8]) == crc:
-                return count, True
-        # A damaged count: counting on from 0 could make a release look "not done" to a host that
-        # saw a higher count. Report it as not persistent, so the host treats it like a reset.
-        return 0, False
-
-    def _save_count(self, count):
-        save = getattr(self.hal, "save_blob", None)
-        if save is None:
-            return
-        head = COUNT_MAGIC + struct.pack("<I", count)
-        try:
-            save(head + struct.pack("<I", tp.crc32(head)))
-        except Exception as exc:  # noqa: BLE001
-            raise _StorageError("the release count could not be saved: " + str(exc)) from exc
 
     def _hello(self, version, silence_ms, closed_cdeg):
         info = tp.pack_result(tp.HELLO, tp.PROTOCOL_VERSION, self.boot_id) + self.name.encode()
@@ -275,8 +245,8 @@ class Board:
             return tp.BUSY, b""
         count = (self.releases + 1) & 0xFFFFFFFF
         try:
-            self._save_count(count)  # before the servo moves: the count is never below the openings
-        except _StorageError as exc:
+            save_count(self.hal, count)  # before the servo moves: the count is never below the openings
+        except StorageError as exc:
             return tp.FAULT, bytes((self.fault(exc),))
         self._record("RELEASE", (open_cdeg, closed_cdeg, dwell_ms, travel_ms))
         self.releases = count
@@ -397,10 +367,6 @@ class Board:
         self.leds = 0
         self.hal.leds_set(0)
         self._vibration(False)
-
-
-class _StorageError(OSError):
-    """The release count could not be saved."""
 
 
 def _describe(exc):
