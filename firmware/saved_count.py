@@ -9,14 +9,16 @@ the HAL provides ``load_blob()``/``save_blob(data)`` where it can keep a few byt
 
 import struct
 
-try:
-    import tray_protocol as tp
-except ImportError:  # on the host the firmware is the ``firmware`` package
-    from firmware import tray_protocol as tp
-
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # MicroPython has no typing module: what it guards is for mypy only
 if TYPE_CHECKING:
     from typing import Any
+
+    from firmware import tray_protocol as tp
+else:
+    try:
+        import tray_protocol as tp
+    except ImportError:  # on the host the firmware is the ``firmware`` package
+        from firmware import tray_protocol as tp
 
 COUNT_MAGIC = b"TRC1"
 
