@@ -30,10 +30,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.readers import Observation
 from engine.errors import ImpossibleReadingError
 from engine.ledger import check_reading
 from hardware.config import DEFAULT_BEAM_CLUMP
+from vision.reading import TrayReading
 
 #: How many reads before the host is asked: first read, a re-read, then one after shaking the tray.
 MAX_READS = 3
@@ -117,7 +117,7 @@ def ledger_faults(counts: dict[str, int], dropped: dict[str, int], tower_before:
     return found
 
 
-def reconcile(obs: Observation, dropped: dict[str, int], tower_before: dict[str, int] | None,
+def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str, int] | None,
               beam: int | None, clump: float = DEFAULT_BEAM_CLUMP) -> Reconciliation | None:
     """Weigh every combination of ``obs.alternatives`` (``None`` where there are none)."""
     colours = sorted(c for c, alts in obs.alternatives.items() if alts)
@@ -200,7 +200,7 @@ class Assessment:
         return self.reconciliation.question if self.reconciliation is not None else {}
 
 
-def assess(obs: Observation, dropped: dict[str, int], tower_before: dict[str, int] | None, beam: int | None,
+def assess(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str, int] | None, beam: int | None,
            funnel_left: dict[str, int] | None = None, *, clump: float = DEFAULT_BEAM_CLUMP) -> Assessment:
     """Judge one read: every reason not to use it, and the tray to use (reconciled) where there is none."""
     found: list[str] = []
@@ -250,7 +250,7 @@ def assess(obs: Observation, dropped: dict[str, int], tower_before: dict[str, in
     return Assessment(found, counts, rec, notes)
 
 
-def doubts(obs: Observation, dropped: dict[str, int], tower_before: dict[str, int] | None,
+def doubts(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str, int] | None,
            beam: int | None, funnel_left: dict[str, int] | None = None, *,
            clump: float = DEFAULT_BEAM_CLUMP) -> list[str]:
     """Every reason not to trust ``obs`` as the tray after this drop (empty: trust it).
@@ -262,9 +262,9 @@ def doubts(obs: Observation, dropped: dict[str, int], tower_before: dict[str, in
 
 @dataclass
 class VerifiedReading:
-    observation: Observation
+    observation: TrayReading
     doubts: list[str]
-    earlier: list[Observation] = field(default_factory=list)  # the reads before the last, kept as evidence
+    earlier: list[TrayReading] = field(default_factory=list)  # the reads before the last, kept as evidence
     attempts: list[dict[str, Any]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # the tray to resolve with (reconciled)
     reconciliation: Reconciliation | None = None
@@ -292,7 +292,7 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
         except OSError:
             beam = None  # a board that cannot answer gives no cross-check; the camera still decides
     attempts: list[dict[str, Any]] = []
-    earlier: list[Observation] = []
+    earlier: list[TrayReading] = []
     obs = None
     verdict: Assessment | None = None
     for attempt in range(1, MAX_READS + 1):
@@ -307,7 +307,7 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
         obs = reader.read(f"{tag}-{attempt}" if attempt > 1 else tag)
         verdict = assess(obs, dropped, tower_before, beam, funnel_left() if funnel_left is not None else None,
                          clump=clump)
-        entry: dict[str, Any] = {"read": attempt, "cubes": obs.as_dict()["cubes"], "doubts": verdict.doubts}
+        entry: dict[str, Any] = {"read": attempt, "cubes": obs.to_record()["cubes"], "doubts": verdict.doubts}
         if verdict.reconciliation is not None:
             entry["reconciliation"] = verdict.reconciliation.as_dict()
         attempts.append(entry)
