@@ -362,7 +362,7 @@ class RecordStore:
         state = self.state()
         self.append(ACKNOWLEDGED, {"who": who.strip(), "when": time.time(), "note": note,
                                    "problems": [p.as_dict() for p in result.problems]},
-                    **({"state": state} if state is not None else {}))
+                    state=state)
         self.verify()
         return result
 
