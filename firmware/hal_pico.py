@@ -83,7 +83,7 @@ class PicoHal:
         return self._beam_total
 
     # -- flash: the release count survives a reset or a power cut ---------------------------------
-    def load_blob(self) -> "bytes | None":
+    def load_blob(self) -> bytes | None:
         try:
             with open(COUNT_FILE, "rb") as fh:
                 return fh.read()

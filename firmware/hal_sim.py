@@ -37,7 +37,7 @@ class SimHal:
     """Simulated pins. ``clock`` (a function returning milliseconds) makes time controllable."""
 
     def __init__(self, log: "IO[str] | None" = None, clock: "Callable[[], int] | None" = None,
-                 seed: "int | None" = None, state_path: "str | None" = None) -> None:
+                 seed: int | None = None, state_path: str | None = None) -> None:
         self.log = log
         self._clock = clock
         self.events = Ring(EVENT_RING)
@@ -85,7 +85,7 @@ class SimHal:
             self.log.write(json.dumps({"t": self.ticks_ms(), "ev": name, "v": value}) + "\n")
 
     # -- the simulated flash ------------------------------------------------------------------
-    def load_blob(self) -> "bytes | None":
+    def load_blob(self) -> bytes | None:
         """The bytes last saved, or ``None`` when nothing was ever saved."""
         if self.state_path is None:
             return self._blob

@@ -27,7 +27,7 @@ class StorageError(OSError):
     """The release count could not be saved."""
 
 
-def load_count(hal: "Any") -> "tuple[int, bool]":
+def load_count(hal: "Any") -> tuple[int, bool]:
     """``(count, persistent)``: the release count saved before the last reset, if any."""
     load = getattr(hal, "load_blob", None)
     if load is None:

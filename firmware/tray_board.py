@@ -127,7 +127,7 @@ class Board:
             self.enter_safe_state()
         return out
 
-    def _answer(self, frames: "list[tuple[int, int, bytes]]") -> bytes:
+    def _answer(self, frames: list[tuple[int, int, bytes]]) -> bytes:
         out = b""
         for seq in self.decoder.pop_rejected():
             self.naks += 1
@@ -172,7 +172,7 @@ class Board:
 
     # -- commands -------------------------------------------------------------------------------
 
-    def _dispatch(self, cmd: int, payload: bytes) -> "tuple[int, bytes]":
+    def _dispatch(self, cmd: int, payload: bytes) -> tuple[int, bytes]:
         try:
             args = tp.unpack_request(cmd, payload)
         except tp.ProtocolError as exc:
@@ -196,14 +196,14 @@ class Board:
         }
         return handlers[cmd](*args)
 
-    def _record(self, name: str, args: "tuple[int, ...]") -> None:
+    def _record(self, name: str, args: tuple[int, ...]) -> None:
         self.executed = (self.executed + 1) & 0x3FFFFFFF
         if self.on_action is not None:
             self.on_action(name, args)
 
     # -- faults -----------------------------------------------------------------------------------
 
-    def fault(self, exc: BaseException, text: "str | None" = None) -> int:
+    def fault(self, exc: BaseException, text: str | None = None) -> int:
         """Note a fault (an exception in a command or in the main loop); returns its FAULT code.
 
         The traceback goes to the HAL's fault log, never onto the data link; the host learns of it
@@ -222,7 +222,7 @@ class Board:
                 pass
         return code
 
-    def _hello(self, version: int, silence_ms: int, closed_cdeg: int) -> "tuple[int, bytes]":
+    def _hello(self, version: int, silence_ms: int, closed_cdeg: int) -> tuple[int, bytes]:
         info = tp.pack_result(tp.HELLO, tp.PROTOCOL_VERSION, self.boot_id) + self.name.encode()
         if version != tp.PROTOCOL_VERSION:
             return tp.VERSION, info
@@ -233,7 +233,7 @@ class Board:
         self.session = True
         return tp.OK, info
 
-    def _cmd_servo(self, cdeg: int, max_ms: int) -> "tuple[int, bytes]":
+    def _cmd_servo(self, cdeg: int, max_ms: int) -> tuple[int, bytes]:
         if cdeg > tp.MAX_ANGLE_CDEG or not 1 <= max_ms <= tp.MAX_SERVO_HOLD_MS:
             return tp.BAD_VALUE, b""
         if self.release_phase:
@@ -243,7 +243,7 @@ class Board:
         self.servo_detach_at = self.hal.ticks_add(self.hal.ticks_ms(), max_ms)
         return tp.OK, b""
 
-    def _cmd_release(self, open_cdeg: int, closed_cdeg: int, dwell_ms: int, travel_ms: int) -> "tuple[int, bytes]":
+    def _cmd_release(self, open_cdeg: int, closed_cdeg: int, dwell_ms: int, travel_ms: int) -> tuple[int, bytes]:
         if (
             open_cdeg > tp.MAX_ANGLE_CDEG
             or closed_cdeg > tp.MAX_ANGLE_CDEG
@@ -274,16 +274,16 @@ class Board:
         total: int = self.hal.beam_total()
         return (total - self.beam_base) & 0x3FFFFFFF  # the Pico counter wraps at 2**30
 
-    def _cmd_beam_reset(self) -> "tuple[int, bytes]":
+    def _cmd_beam_reset(self) -> tuple[int, bytes]:
         before = self._beam()
         self._record("BEAM_RESET", ())
         self.beam_base = self.hal.beam_total()
         return tp.OK, tp.pack_result(tp.BEAM_RESET, before)
 
-    def _cmd_beam_count(self) -> "tuple[int, bytes]":
+    def _cmd_beam_count(self) -> tuple[int, bytes]:
         return tp.OK, tp.pack_result(tp.BEAM_COUNT, self._beam())
 
-    def _cmd_leds(self, level: int) -> "tuple[int, bytes]":
+    def _cmd_leds(self, level: int) -> tuple[int, bytes]:
         if level > tp.MAX_LEVEL:
             return tp.BAD_VALUE, b""
         self._record("LEDS", (level,))
@@ -291,7 +291,7 @@ class Board:
         self.hal.leds_set(level)
         return tp.OK, b""
 
-    def _cmd_vibrate(self, ms: int) -> "tuple[int, bytes]":
+    def _cmd_vibrate(self, ms: int) -> tuple[int, bytes]:
         applied = min(ms, tp.MAX_VIBRATE_MS)
         self._record("VIBRATE", (applied,))
         if applied:
@@ -301,7 +301,7 @@ class Board:
             self._vibration(False)
         return tp.OK, tp.pack_result(tp.VIBRATE, applied)
 
-    def _cmd_status(self) -> "tuple[int, bytes]":
+    def _cmd_status(self) -> tuple[int, bytes]:
         flags = tp.FLAG_SESSION
         if self.release_phase:
             flags |= tp.FLAG_RELEASING
@@ -329,14 +329,14 @@ class Board:
         )
         return tp.OK, data
 
-    def _cmd_release_count(self) -> "tuple[int, bytes]":
+    def _cmd_release_count(self) -> tuple[int, bytes]:
         flags = tp.COUNT_PERSISTENT if self.count_persistent else 0
         if self.release_phase:
             flags |= tp.COUNT_RELEASING
         data = tp.pack_result(tp.RELEASE_COUNT, self.releases, self.boot_id, self.releases_since_boot, flags)
         return tp.OK, data
 
-    def _cmd_sim_beam(self, pulses: int) -> "tuple[int, bytes]":
+    def _cmd_sim_beam(self, pulses: int) -> tuple[int, bytes]:
         inject = getattr(self.hal, "inject_beam", None)
         if inject is None:
             return tp.UNSUPPORTED, b""

@@ -122,7 +122,7 @@ COMMANDS = (
 )
 
 
-def _layout(spec: str) -> "tuple[str, tuple[str, ...], str | None]":
+def _layout(spec: str) -> tuple[str, tuple[str, ...], str | None]:
     """``(struct format, field names, trailing text field or None)`` of one side of a row."""
     codes = ""
     names: list[str] = []
@@ -137,12 +137,12 @@ def _layout(spec: str) -> "tuple[str, tuple[str, ...], str | None]":
     return ("<" + codes) if codes else "", tuple(names), text
 
 
-COMMAND_NAMES: "dict[int, str]" = {NAK: "NAK"}
-REQUEST_FORMATS: "dict[int, str]" = {}
-REQUEST_FIELDS: "dict[int, tuple[str, ...]]" = {}
-RESULT_FORMATS: "dict[int, str]" = {}
-RESULT_FIELDS: "dict[int, tuple[str, ...]]" = {}
-TRAILING_TEXT: "dict[int, str]" = {}  # command -> the name of the text that follows its result's fixed part
+COMMAND_NAMES: dict[int, str] = {NAK: "NAK"}
+REQUEST_FORMATS: dict[int, str] = {}
+REQUEST_FIELDS: dict[int, tuple[str, ...]] = {}
+RESULT_FORMATS: dict[int, str] = {}
+RESULT_FIELDS: dict[int, tuple[str, ...]] = {}
+TRAILING_TEXT: dict[int, str] = {}  # command -> the name of the text that follows its result's fixed part
 for _code, _name, _request, _result in COMMANDS:
     COMMAND_NAMES[_code] = _name
     REQUEST_FORMATS[_code], REQUEST_FIELDS[_code], _ = _layout(_request)
@@ -160,7 +160,7 @@ class ProtocolError(ValueError):
         self.status = status
 
 
-def _crc32_table() -> "list[int]":
+def _crc32_table() -> list[int]:
     table = []
     for n in range(256):
         c = n
@@ -170,10 +170,10 @@ def _crc32_table() -> "list[int]":
     return table
 
 
-_TABLE: "list[int] | None" = None
+_TABLE: list[int] | None = None
 
 
-def crc32_pure(data: "bytes | bytearray | memoryview", crc: int = 0) -> int:
+def crc32_pure(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
     """Table-driven CRC-32 (IEEE 802.3), for MicroPython builds without ``binascii.crc32``."""
     global _TABLE
     if _TABLE is None:
@@ -185,7 +185,7 @@ def crc32_pure(data: "bytes | bytearray | memoryview", crc: int = 0) -> int:
     return crc ^ 0xFFFFFFFF
 
 
-def crc32(data: "bytes | bytearray | memoryview", crc: int = 0) -> int:
+def crc32(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
     """CRC-32 as ``zlib.crc32`` computes it, always as an unsigned 32-bit integer."""
     if _native_crc32 is not None:
         return _native_crc32(data, crc) & 0xFFFFFFFF
@@ -229,18 +229,18 @@ class FrameDecoder:
         """How many bytes are buffered (a partial frame, or garbage not yet scanned)."""
         return len(self._buf)
 
-    def pop_rejected(self) -> "list[int]":
+    def pop_rejected(self) -> list[int]:
         """Sequence bytes of frames rejected for their CRC since the last call."""
         rejected = self._rejected
         self._rejected = []
         return rejected
 
-    def feed(self, data: "bytes | None") -> "list[tuple[int, int, bytes]]":
+    def feed(self, data: bytes | None) -> list[tuple[int, int, bytes]]:
         if data:
             self._buf.extend(data)
         return self._parse()
 
-    def expire(self) -> "list[tuple[int, int, bytes]]":
+    def expire(self) -> list[tuple[int, int, bytes]]:
         """Give up on a stale partial frame: drop its sync byte and look for the next one."""
         if not self._buf:
             return []
@@ -248,7 +248,7 @@ class FrameDecoder:
         self.skipped += 1
         return self._parse()
 
-    def _parse(self) -> "list[tuple[int, int, bytes]]":
+    def _parse(self) -> list[tuple[int, int, bytes]]:
         out: list[tuple[int, int, bytes]] = []
         buf = self._buf
         i = 0
@@ -286,7 +286,7 @@ class FrameDecoder:
         return out
 
 
-def decode_all(data: bytes) -> "list[tuple[int, int, bytes]]":
+def decode_all(data: bytes) -> list[tuple[int, int, bytes]]:
     """Every valid frame in ``data`` (a convenience for tests and tools)."""
     return FrameDecoder().feed(data)
 
@@ -318,7 +318,7 @@ def pack_request(cmd: int, *args: int) -> bytes:
         ) from exc
 
 
-def unpack_request(cmd: int, payload: bytes) -> "tuple[int, ...]":
+def unpack_request(cmd: int, payload: bytes) -> tuple[int, ...]:
     """The arguments of a command frame; ``ProtocolError`` names what is wrong."""
     fmt = REQUEST_FORMATS.get(cmd)
     if fmt is None:
@@ -327,7 +327,7 @@ def unpack_request(cmd: int, payload: bytes) -> "tuple[int, ...]":
     return struct.unpack(fmt, payload) if fmt else ()
 
 
-def pack_response(cmd: int, status: int, data: bytes = b"") -> "tuple[int, bytes]":
+def pack_response(cmd: int, status: int, data: bytes = b"") -> tuple[int, bytes]:
     """``(response_cmd, payload)`` for a reply to ``cmd``: the status byte, then the data."""
     return cmd | RESPONSE_BIT, bytes((status,)) + bytes(data)
 
@@ -338,7 +338,7 @@ def pack_result(cmd: int, *values: int) -> bytes:
     return struct.pack(fmt, *values) if fmt else b""
 
 
-def split_response(payload: bytes) -> "tuple[int, bytes]":
+def split_response(payload: bytes) -> tuple[int, bytes]:
     """``(status, data)`` of a response payload."""
     if not payload:
         raise ProtocolError("a response needs at least its status byte")
