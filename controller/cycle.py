@@ -382,7 +382,7 @@ class DropCycle:
         for i, early in enumerate(verified.earlier, start=1):  # the doubted reads are evidence too
             images.update({f"read{i}-{k}": v for k, v in (("raw", early.raw), ("annotated", early.annotated))
                            if v is not None})
-        reading = obs.as_dict()
+        reading = obs.to_record()
         needs = bool(verified.doubts)
         # the counter's alternatives weighed against the beam and the ledger: the tray used, and why
         reconciled = verified.reconciliation.as_dict() if verified.reconciliation is not None else None

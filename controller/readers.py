@@ -9,35 +9,17 @@ the records without spending their time rendering and counting photos.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from vision.reading import TrayReading
 
-@dataclass
-class Observation:
-    cubes: dict[str, int]
-    courtiers: dict[str, int] = field(default_factory=dict)
-    usable: bool = True
-    reason: str | None = None
-    confidence: float = 1.0
-    raw: Path | None = None
-    annotated: Path | None = None
-    source: str = "camera"
-    settled: bool = True
-    #: the counter would act on this frame alone; where it would not, ``alternatives`` says per
-    #: colour in doubt which counts it cannot tell apart: ``{"red": [(6, 0.62), (7, 0.38)]}``
-    trusted: bool = True
-    alternatives: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"cubes": {c: n for c, n in self.cubes.items() if n}, "courtiers": {c: n for c, n in self.courtiers.items() if n},
-                "usable": self.usable, "reason": self.reason, "confidence": round(float(self.confidence), 4),
-                "source": self.source, "settled": self.settled, "trusted": bool(self.trusted),
-                "alternatives": {c: [[int(n), round(float(p), 3)] for n, p in alts]
-                                 for c, alts in self.alternatives.items()}}
+#: The drop cycle's name for a tray reading: the very same class as the counter's (one shape from the
+#: counter to the records; ``TrayReading.to_record`` is its form in the records).
+Observation = TrayReading
 
 
 _WRITER: ThreadPoolExecutor | None = None
@@ -117,7 +99,6 @@ class CameraReader:
         from vision.annotate import annotate
         from vision.errors import UnreadableImage
         from vision.imageio import check_frame, write_image
-        from vision.reading import TrayReading
 
         if wait_settle:
             frame, settled = self._settled_frame()
@@ -144,8 +125,8 @@ class CameraReader:
         reason = reading.reason
         if not settled:
             reason = (reason + "; " if reason else "") + "the tray did not settle before the timeout"
-        return Observation(cubes=dict(reading.cubes), courtiers=dict(reading.courtiers), usable=bool(reading.usable),
-                           reason=reason, confidence=float(reading.confidence), raw=raw, annotated=annotated,
-                           source="camera", settled=settled, trusted=bool(reading.usable and reading.trusted),
-                           alternatives={c: [(int(n), float(p)) for n, p in alts]
-                                         for c, alts in reading.alternatives.items()})
+        return dataclasses.replace(
+            reading, cubes=dict(reading.cubes), courtiers=dict(reading.courtiers), usable=bool(reading.usable),
+            reason=reason, confidence=float(reading.confidence), raw=raw, annotated=annotated, source="camera",
+            settled=settled, trusted=bool(reading.usable and reading.trusted),
+            alternatives={c: [(int(n), float(p)) for n, p in alts] for c, alts in reading.alternatives.items()})

@@ -5,6 +5,8 @@ of the session is one record. A record's hash covers its own content, the hash o
 it, and the SHA-256 of every image file it names, so editing, deleting or reordering a record (or
 swapping a photo) breaks the chain at a place :func:`RecordStore.verify` can name.
 
+How a record is hashed and how the chain is walked live in :mod:`controller.records_chain`.
+
 The session's current state is kept beside the journal (``state`` table) and written in the same
 transaction as the record that changed it, so a process killed at any moment leaves either both or
 neither: the journal never loses a committed record and the state never runs ahead of it.
@@ -31,22 +33,32 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
-import math
 import os
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from controller.records_chain import (
+    ACKNOWLEDGED,
+    Problem,
+    VerifyResult,
+    canonical,
+    file_sha256,
+    record_hash,
+    walk,
+)
+
+__all__ = ["ACKNOWLEDGED", "Problem", "Record", "RecordStore", "RecordsError", "RecordsReadOnly", "RecordsWriteError",
+           "VerifyResult", "canonical", "file_sha256", "record_hash"]
 
 #: "WTWR" as a 32-bit integer: marks a file as this project's records database.
 APPLICATION_ID = 0x57545752
 SCHEMA_VERSION = 1
-GENESIS = "0" * 64
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _SCHEMA = """
@@ -93,10 +105,6 @@ class RecordsWriteError(OSError):
         self.strerror = message
 
 
-#: The record that acknowledges damage; the only one a damaged store still writes.
-ACKNOWLEDGED = "damage_acknowledged"
-
-
 @dataclass(frozen=True)
 class Record:
     seq: int
@@ -113,60 +121,6 @@ class Record:
             "seq": self.seq, "ts": self.ts, "kind": self.kind, "drop_id": self.drop_id,
             "payload": self.payload, "images": self.images, "prev_hash": self.prev_hash, "hash": self.hash,
         }
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One place where the chain is not as written. ``key`` names it stably (kind and record number),
-    so that an acknowledgement covers exactly the problems the host saw."""
-
-    seq: int
-    key: str
-    text: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"seq": self.seq, "key": self.key, "problem": self.text}
-
-
-@dataclass(frozen=True)
-class VerifyResult:
-    """``ok`` when every problem found (if any) was acknowledged; ``bad_seq`` and ``problem`` name the
-    first one that was not."""
-
-    ok: bool
-    records: int
-    bad_seq: int | None = None
-    problem: str | None = None
-    problems: tuple[Problem, ...] = field(default=())
-    acknowledged: tuple[Problem, ...] = field(default=())
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "records": self.records, "bad_seq": self.bad_seq, "problem": self.problem,
-                "problems": [p.as_dict() for p in self.problems],
-                "acknowledged": [p.as_dict() for p in self.acknowledged]}
-
-
-def canonical(obj: Any) -> str:
-    """The one JSON spelling that is hashed (sorted keys, no spaces): the same content, the same hash."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
-def record_hash(seq: int, ts: float, kind: str, drop_id: int | None, payload_json: str, images_json: str,
-                prev_hash: str) -> str:
-    """The SHA-256 of a record. A ``ts`` that is not a finite number (a hand-edited row) raises
-    ValueError: no record this program wrote has one."""
-    if isinstance(ts, bool) or not isinstance(ts, int | float) or not math.isfinite(ts):
-        raise ValueError(f"the time {str(ts)[:40]!r} is not a number")
-    body = canonical([seq, repr(float(ts)), kind, drop_id, payload_json, images_json, prev_hash])
-    return hashlib.sha256(body.encode("ascii")).hexdigest()
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 16), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _check_existing(path: Path) -> None:
@@ -378,13 +332,8 @@ class RecordStore:
 
     # -- checking ------------------------------------------------------------------------------
     def verify(self, *, images: bool = True) -> VerifyResult:
-        """Walk the chain from the first record and name every record that is not as written.
-
-        A gap in ``seq`` is a deleted record; a ``prev_hash`` that is not the previous record's hash
-        is a reordered or replaced one; a hash that does not match the content (or a time that is not
-        a number) is an edited one; a photo whose SHA-256 changed is a swapped image (``images``
-        false skips hashing the photos); and a chain shorter than its recorded head means the last
-        records were deleted. The walk goes on past each problem, so the host sees all of them.
+        """Walk the chain from the first record and name every record that is not as written
+        (:func:`controller.records_chain.walk`; ``images`` false skips hashing the photos).
 
         Problems covered by an acknowledgement record are reported as acknowledged; any other puts
         the store in read-only mode (``damage``) until acknowledged."""
@@ -396,59 +345,9 @@ class RecordStore:
                         "SELECT seq, ts, CAST(kind AS BLOB), drop_id, CAST(payload AS BLOB), CAST(images AS BLOB), "
                         "CAST(prev_hash AS BLOB), CAST(hash AS BLOB) FROM records ORDER BY seq")]
             head_seq, head_hash = self._conn.execute("SELECT seq, hash FROM chain_head WHERE id=1").fetchone()
-        problems: list[Problem] = []
-        acknowledged_keys: set[str] = set()
-        prev = GENESIS
-        expected_seq = 1
-        for seq, ts, kind, drop_id, payload, images_json, prev_hash, digest in rows:
-            label = f"record #{seq} ({kind}{'' if drop_id is None else f' of drop {drop_id}'})"
-            if seq != expected_seq:
-                gone = f"#{expected_seq}" if seq == expected_seq + 1 else f"#{expected_seq}-#{seq - 1}"
-                problems.append(Problem(expected_seq, f"missing:{expected_seq}",
-                                        f"record {gone} is missing (deleted): the next one is #{seq}"))
-                prev = prev_hash  # the walk goes on from the record that follows the gap
-            if prev_hash != prev:
-                problems.append(Problem(seq, f"order:{seq}", f"{label} does not follow record #{seq - 1}: "
-                                        "records were reordered, removed or replaced"))
-            try:
-                edited = record_hash(seq, ts, kind, drop_id, payload, images_json, prev_hash) != digest
-                why = "its content no longer matches its hash"
-            except ValueError as exc:
-                edited, why = True, f"{exc}, so its time was edited"
-            if edited:
-                problems.append(Problem(seq, f"edited:{seq}", f"{label} was edited: {why}"))
-            elif kind == ACKNOWLEDGED:
-                with contextlib.suppress(ValueError, TypeError, AttributeError):
-                    acknowledged_keys |= {str(p["key"]) for p in json.loads(payload).get("problems", [])}
-            problems.extend(self._image_problems(seq, label, images_json, check_hashes=images))
-            prev = digest
-            expected_seq = seq + 1
-        if head_seq != expected_seq - 1 or head_hash != prev:
-            problems.append(Problem(expected_seq, f"missing:{expected_seq}",
-                                    f"the chain ends at record #{expected_seq - 1} but #{head_seq} was written: "
-                                    "the last record(s) were deleted"))
-        open_problems = [p for p in problems if p.key not in acknowledged_keys]
-        done = tuple(p for p in problems if p.key in acknowledged_keys)
-        first = open_problems[0] if open_problems else None
-        result = VerifyResult(first is None, len(rows), first.seq if first else None, first.text if first else None,
-                              tuple(open_problems), done)
+        result = walk(rows, head_seq, head_hash, self.data_dir, check_images=images)
         self.damage = None if result.ok else result
         return result
-
-    def _image_problems(self, seq: int, label: str, images_json: str, *, check_hashes: bool) -> list[Problem]:
-        try:
-            refs = json.loads(images_json)
-            items = [(str(role), str(ref["path"]), str(ref["sha256"])) for role, ref in refs.items()]
-        except (ValueError, TypeError, KeyError, AttributeError):
-            return []  # the record's own hash check names the edit
-        out = []
-        for role, rel, digest in items:
-            file = self.data_dir / rel
-            if not file.is_file():
-                out.append(Problem(seq, f"image:{seq}:{role}", f"{label}: its {role} image {rel} is missing"))
-            elif check_hashes and file_sha256(file) != digest:
-                out.append(Problem(seq, f"image:{seq}:{role}", f"{label}: its {role} image {rel} was changed"))
-        return out
 
     def acknowledge(self, who: str, note: str = "") -> VerifyResult:
         """The host has seen the damage: record which problems are acknowledged, and write again.
@@ -463,7 +362,7 @@ class RecordStore:
         state = self.state()
         self.append(ACKNOWLEDGED, {"who": who.strip(), "when": time.time(), "note": note,
                                    "problems": [p.as_dict() for p in result.problems]},
-                    **({"state": state} if state is not None else {}))
+                    state=state)
         self.verify()
         return result
 

@@ -3,7 +3,8 @@
 A wrong count decides a battle wrongly, and a battle cannot be dropped again, so a reading is only
 used when nothing speaks against it: the frame is usable, the counter trusts it (``obs.trusted``,
 the counter's own calibrated gate), no colour shows more cubes than could have come out of the
-tower (what was dropped plus what the ledger says was inside), and, where the tray board has a
+tower (what was dropped plus what the ledger says was inside: the engine's own
+:func:`engine.ledger.check_reading` decides), and, where the tray board has a
 break-beam, its count of falling cubes fits the camera's total.
 
 Where the counter hesitates between counts ("red 6 or 7", ``obs.alternatives``) the station
@@ -29,8 +30,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.readers import Observation
+from engine.errors import ImpossibleReadingError
+from engine.ledger import check_reading
 from hardware.config import DEFAULT_BEAM_CLUMP
+from vision.reading import TrayReading
 
 #: How many reads before the host is asked: first read, a re-read, then one after shaking the tray.
 MAX_READS = 3
@@ -97,13 +100,24 @@ class Reconciliation:
                 "best": self.best, "beam": self.beam, "clump": self.clump, "candidates": self.candidates}
 
 
-def _possible(colour: str, dropped: dict[str, int], tower_before: dict[str, int] | None) -> int | None:
-    if tower_before is None:
-        return None
-    return dropped.get(colour, 0) + tower_before.get(colour, 0)
+def ledger_faults(counts: dict[str, int], dropped: dict[str, int], tower_before: dict[str, int] | None) -> list[str]:
+    """Why ``counts`` cannot be the tray after this drop, one sentence per colour (empty: it can).
+
+    The engine's ledger decides (:func:`engine.ledger.check_reading`: no more of a colour than exist,
+    than were dropped plus were inside the tower); each colour is checked on its own so that every
+    colour at fault is named. A colour that is not the game's is left to the engine's resolve."""
+    found = []
+    for colour, n in sorted(counts.items()):
+        try:
+            check_reading(dropped, {colour: n}, tower_before=tower_before)
+        except ImpossibleReadingError as exc:
+            found.append(exc.message)
+        except ValueError:
+            continue
+    return found
 
 
-def reconcile(obs: Observation, dropped: dict[str, int], tower_before: dict[str, int] | None,
+def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str, int] | None,
               beam: int | None, clump: float = DEFAULT_BEAM_CLUMP) -> Reconciliation | None:
     """Weigh every combination of ``obs.alternatives`` (``None`` where there are none)."""
     colours = sorted(c for c, alts in obs.alternatives.items() if alts)
@@ -114,12 +128,8 @@ def reconcile(obs: Observation, dropped: dict[str, int], tower_before: dict[str,
         counts = {**obs.cubes, **{c: int(n) for c, (n, _) in zip(colours, combo, strict=True)}}
         prior = math.prod(float(p) for _, p in combo)
         total = sum(counts.values())
-        out = None
-        for colour, n in sorted(counts.items()):
-            possible = _possible(colour, dropped, tower_before)
-            if possible is not None and n > possible:
-                out = f"{n} {colour}, but only {possible} could have come out"
-                break
+        faults = ledger_faults(counts, dropped, tower_before)
+        out = faults[0] if faults else None
         weight = prior
         if out is None and beam is not None:
             if beam > total:
@@ -190,7 +200,7 @@ class Assessment:
         return self.reconciliation.question if self.reconciliation is not None else {}
 
 
-def assess(obs: Observation, dropped: dict[str, int], tower_before: dict[str, int] | None, beam: int | None,
+def assess(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str, int] | None, beam: int | None,
            funnel_left: dict[str, int] | None = None, *, clump: float = DEFAULT_BEAM_CLUMP) -> Assessment:
     """Judge one read: every reason not to use it, and the tray to use (reconciled) where there is none."""
     found: list[str] = []
@@ -219,11 +229,7 @@ def assess(obs: Observation, dropped: dict[str, int], tower_before: dict[str, in
     elif not obs.trusted:
         found.append(f"the counter is unsure (confidence {obs.confidence:.2f}): {obs.reason or 'no reason given'}")
     if rec is None:
-        for colour, n in sorted(obs.cubes.items()):
-            possible = _possible(colour, dropped, tower_before)
-            if possible is not None and n > possible:
-                found.append(f"{n} {colour} read, but only {possible} could have come out "
-                             f"({dropped.get(colour, 0)} dropped + {tower_before.get(colour, 0) if tower_before else 0} inside)")
+        found.extend(ledger_faults(obs.cubes, dropped, tower_before))
         total = sum(obs.cubes.values())
         if beam is not None and beam > total:
             found.append(f"the break-beam counted {beam} cubes falling but the camera sees {total}")
@@ -244,7 +250,7 @@ def assess(obs: Observation, dropped: dict[str, int], tower_before: dict[str, in
     return Assessment(found, counts, rec, notes)
 
 
-def doubts(obs: Observation, dropped: dict[str, int], tower_before: dict[str, int] | None,
+def doubts(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str, int] | None,
            beam: int | None, funnel_left: dict[str, int] | None = None, *,
            clump: float = DEFAULT_BEAM_CLUMP) -> list[str]:
     """Every reason not to trust ``obs`` as the tray after this drop (empty: trust it).
@@ -256,9 +262,9 @@ def doubts(obs: Observation, dropped: dict[str, int], tower_before: dict[str, in
 
 @dataclass
 class VerifiedReading:
-    observation: Observation
+    observation: TrayReading
     doubts: list[str]
-    earlier: list[Observation] = field(default_factory=list)  # the reads before the last, kept as evidence
+    earlier: list[TrayReading] = field(default_factory=list)  # the reads before the last, kept as evidence
     attempts: list[dict[str, Any]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # the tray to resolve with (reconciled)
     reconciliation: Reconciliation | None = None
@@ -286,7 +292,7 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
         except OSError:
             beam = None  # a board that cannot answer gives no cross-check; the camera still decides
     attempts: list[dict[str, Any]] = []
-    earlier: list[Observation] = []
+    earlier: list[TrayReading] = []
     obs = None
     verdict: Assessment | None = None
     for attempt in range(1, MAX_READS + 1):
@@ -301,7 +307,7 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
         obs = reader.read(f"{tag}-{attempt}" if attempt > 1 else tag)
         verdict = assess(obs, dropped, tower_before, beam, funnel_left() if funnel_left is not None else None,
                          clump=clump)
-        entry: dict[str, Any] = {"read": attempt, "cubes": obs.as_dict()["cubes"], "doubts": verdict.doubts}
+        entry: dict[str, Any] = {"read": attempt, "cubes": obs.to_record()["cubes"], "doubts": verdict.doubts}
         if verdict.reconciliation is not None:
             entry["reconciliation"] = verdict.reconciliation.as_dict()
         attempts.append(entry)

@@ -17,10 +17,17 @@ import json
 import os
 import time
 
-try:
-    from ring import Ring
-except ImportError:  # on the host the firmware is the ``firmware`` package
+TYPE_CHECKING = False  # MicroPython has no typing module: what it guards is for mypy only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import IO
+
     from firmware.ring import Ring
+else:
+    try:
+        from ring import Ring
+    except ImportError:  # on the host the firmware is the ``firmware`` package
+        from firmware.ring import Ring
 
 _HAS_TICKS = hasattr(time, "ticks_ms")
 EVENT_RING = 64  # output changes kept in memory; the log stream has them all
@@ -29,55 +36,56 @@ EVENT_RING = 64  # output changes kept in memory; the log stream has them all
 class SimHal:
     """Simulated pins. ``clock`` (a function returning milliseconds) makes time controllable."""
 
-    def __init__(self, log=None, clock=None, seed=None, state_path=None):
+    def __init__(self, log: "IO[str] | None" = None, clock: "Callable[[], int] | None" = None,
+                 seed: int | None = None, state_path: str | None = None) -> None:
         self.log = log
         self._clock = clock
         self.events = Ring(EVENT_RING)
-        self.servo = None
+        self.servo: int | None = None
         self.leds = 0
         self.vibrating = False
         self._beam = 0
         self._seed = seed
         self.state_path = state_path
-        self._blob = None
+        self._blob: bytes | None = None
         self.faults = 0
         self.fail_saves = False  # tests: the flash refuses writes (full, worn out)
 
     # time: MicroPython's wrapping ticks when there are any, plain integers on CPython
-    def ticks_ms(self):
+    def ticks_ms(self) -> int:
         if self._clock is not None:
             return self._clock()
         if _HAS_TICKS:
-            return time.ticks_ms()
+            return time.ticks_ms()  # type: ignore[attr-defined,no-any-return]  # MicroPython
         return int(time.monotonic() * 1000)
 
-    def ticks_diff(self, new, old):
+    def ticks_diff(self, new: int, old: int) -> int:
         if self._clock is None and _HAS_TICKS:
-            return time.ticks_diff(new, old)
+            return time.ticks_diff(new, old)  # type: ignore[attr-defined,no-any-return]  # MicroPython
         return new - old
 
-    def ticks_add(self, t, ms):
+    def ticks_add(self, t: int, ms: int) -> int:
         if self._clock is None and _HAS_TICKS:
-            return time.ticks_add(t, ms)
+            return time.ticks_add(t, ms)  # type: ignore[attr-defined,no-any-return]  # MicroPython
         return t + ms
 
-    def random_u32(self):
+    def random_u32(self) -> int:
         if self._seed is not None:
             return self._seed & 0xFFFFFFFF
         b = os.urandom(4)
         return b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24)
 
-    def announce(self, name, value):
+    def announce(self, name: str, value: object) -> None:
         """Log a non-output event (e.g. ``boot``)."""
         self._event(name, value)
 
-    def _event(self, name, value):
+    def _event(self, name: str, value: object) -> None:
         self.events.append((name, value))
         if self.log is not None:
             self.log.write(json.dumps({"t": self.ticks_ms(), "ev": name, "v": value}) + "\n")
 
     # -- the simulated flash ------------------------------------------------------------------
-    def load_blob(self):
+    def load_blob(self) -> bytes | None:
         """The bytes last saved, or ``None`` when nothing was ever saved."""
         if self.state_path is None:
             return self._blob
@@ -87,7 +95,7 @@ class SimHal:
         except OSError:
             return None
 
-    def save_blob(self, data):
+    def save_blob(self, data: bytes) -> None:
         """Keep ``data`` across resets; raises ``OSError`` when the flash cannot be written."""
         if self.fail_saves:
             raise OSError(28, "simulated flash full")
@@ -99,7 +107,7 @@ class SimHal:
             fh.write(data)
         os.rename(tmp, self.state_path)  # atomic: the old count or the new, never half of one
 
-    def log_fault(self, code, text):
+    def log_fault(self, code: int, text: str) -> None:
         """A firmware fault: on the log stream (stderr under the unix port), never on the link."""
         self.faults += 1
         self._event("fault", code)
@@ -107,31 +115,31 @@ class SimHal:
             self.log.write(json.dumps({"t": self.ticks_ms(), "ev": "fault_text", "v": text[-400:]}) + "\n")
 
     # -- outputs ------------------------------------------------------------------------------
-    def servo_write(self, cdeg):
+    def servo_write(self, cdeg: int) -> None:
         self.servo = cdeg
         self._event("servo", cdeg)
 
-    def servo_detach(self):
+    def servo_detach(self) -> None:
         self.servo = None
         self._event("servo", None)
 
-    def leds_set(self, permille):
+    def leds_set(self, permille: int) -> None:
         self.leds = permille
         self._event("leds", permille)
 
-    def vibration_set(self, on):
+    def vibration_set(self, on: bool) -> None:
         if on != self.vibrating:
             self.vibrating = on
             self._event("vibration", on)
 
-    def beam_total(self):
+    def beam_total(self) -> int:
         return self._beam
 
-    def inject_beam(self, pulses):
+    def inject_beam(self, pulses: int) -> None:
         """Simulation only: as if ``pulses`` cubes had broken the beam."""
         self._beam = (self._beam + pulses) & 0x3FFFFFFF  # the Pico's counter wraps here too
         self._event("beam", self._beam)
 
-    def watchdog(self, timeout_ms):
+    def watchdog(self, timeout_ms: int) -> None:
         """No hardware watchdog off the Pico (the unix port has no ``machine.WDT``)."""
         return None

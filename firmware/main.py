@@ -18,22 +18,28 @@ import os
 import sys
 import time
 
-try:
+TYPE_CHECKING = False  # MicroPython has no typing module: what it guards is for mypy only
+if TYPE_CHECKING:
     import select
-except ImportError:
-    import uselect as select
+    from typing import Any
 
-try:
-    import tray_board
-except ImportError:  # imported as part of the ``firmware`` package on a host
     from firmware import tray_board
+else:
+    try:
+        import select
+    except ImportError:
+        import uselect as select
+    try:
+        import tray_board
+    except ImportError:  # imported as part of the ``firmware`` package on a host
+        from firmware import tray_board
 
 WATCHDOG_MS = 2000
 POLL_MS = 2  # the loop's idle wait; timers have millisecond resolution anyway
 READ_CHUNK = 64
 
 
-def _sleep_ms(ms):
+def _sleep_ms(ms: int) -> None:
     sleep_ms = getattr(time, "sleep_ms", None)
     if sleep_ms is not None:
         sleep_ms(ms)
@@ -41,7 +47,7 @@ def _sleep_ms(ms):
         time.sleep(ms / 1000)
 
 
-def make_hal():
+def make_hal() -> "tuple[Any, str]":
     """The HAL for this platform and a short platform name for HELLO (``None`` for the HAL when the
     Pico's REPL jumper asks the firmware to stay out of the way)."""
     if sys.platform == "rp2":
@@ -50,10 +56,13 @@ def make_hal():
         if hal_pico.repl_requested():
             return None, "rp2"
         return hal_pico.PicoHal(), "rp2"
-    try:
-        import hal_sim
-    except ImportError:
+    if TYPE_CHECKING:
         from firmware import hal_sim
+    else:
+        try:
+            import hal_sim
+        except ImportError:
+            from firmware import hal_sim
     # TRAY_FW_STATE: the file standing for the Pico's flash (the release count survives a restart)
     getenv = getattr(os, "getenv", None)
     state_path = getenv("TRAY_FW_STATE") if getenv is not None else None
@@ -69,7 +78,7 @@ class HostGone(Exception):
 class StdioPort:
     """Non-blocking byte I/O on stdin/stdout (USB CDC on the Pico, the pty on a host)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         try:
             import micropython
 
@@ -81,7 +90,7 @@ class StdioPort:
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
 
-    def read(self, timeout_ms):
+    def read(self, timeout_ms: int) -> bytes:
         """Whatever bytes arrive within ``timeout_ms`` (possibly none)."""
         data = b""
         wait = timeout_ms
@@ -102,14 +111,14 @@ class StdioPort:
             wait = 0
         return data
 
-    def write(self, data):
+    def write(self, data: bytes) -> None:
         self._out.write(data)
         flush = getattr(self._out, "flush", None)
         if flush is not None:
             flush()
 
 
-def run():
+def run() -> None:
     hal, platform = make_hal()
     if hal is None:
         print("tray-fw: REPL jumper fitted; the link is not started")
@@ -138,7 +147,7 @@ def run():
             wdt.feed()
 
 
-def finish_release(board):
+def finish_release(board: "tray_board.Board") -> None:
     """Let a release in progress run to its end on the board's own clock (open, dwell, close)."""
     while board.release_phase:
         _sleep_ms(POLL_MS)

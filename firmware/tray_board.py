@@ -15,20 +15,27 @@ The board counts its releases itself and keeps the count across resets where the
 (``RELEASE_COUNT``): the host dies, the board outlives it, and a restarted host asks the board, not
 its own memory, whether the funnel opened. The count is saved *before* the servo moves, so it can
 never be lower than the number of times the trapdoor opened; if it cannot be saved the release is
-refused (``FAULT``/``FAULT_STORAGE``) and nothing moves.
+refused (``FAULT``/``FAULT_STORAGE``) and nothing moves (``saved_count.py`` keeps it).
 
 Memory is bounded: nothing on the board grows with the number of commands or hardware events.
 """
 
-import struct
+TYPE_CHECKING = False  # MicroPython has no typing module: what it guards is for mypy only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
-try:
-    import tray_protocol as tp
-except ImportError:  # on the host the firmware is the ``firmware`` package
     from firmware import tray_protocol as tp
+    from firmware.saved_count import StorageError, load_count, save_count
+else:
+    try:
+        import tray_protocol as tp
+        from saved_count import StorageError, load_count, save_count
+    except ImportError:  # on the host the firmware is the ``firmware`` package
+        from firmware import tray_protocol as tp
+        from firmware.saved_count import StorageError, load_count, save_count
 
 FIRMWARE_VERSION = "2.0"
-COUNT_MAGIC = b"TRC1"  # the saved release count: magic, count, CRC-32 of both
 SAFE_HOLD_MS = 500  # how long the safe state holds the servo at closed before detaching
 DEFAULT_SILENCE_MS = 3000
 
@@ -41,7 +48,8 @@ class Board:
     retransmitted frame never acted twice; the board itself keeps no list of them.
     """
 
-    def __init__(self, hal, platform="host", on_action=None):
+    def __init__(self, hal: "Any", platform: str = "host",
+                 on_action: "Callable[[str, tuple[int, ...]], None] | None" = None) -> None:
         self.hal = hal
         self.name = "tray-fw " + FIRMWARE_VERSION + " (" + platform + ")"
         self.boot_id = hal.random_u32() & 0xFFFFFFFF
@@ -51,14 +59,14 @@ class Board:
         self.last_byte_ms = now
         self.session = False
         self.silence_ms = DEFAULT_SILENCE_MS
-        self.closed_cdeg = None
+        self.closed_cdeg: int | None = None
         self.last_rx_ms = now
         self.silent = False
         self.safe_flag = False
         self.safe_trips = 0
-        self.last_key = None
-        self.last_seq = None
-        self.hello_key = None
+        self.last_key: tuple[int, int, int] | None = None
+        self.last_seq: int | None = None
+        self.hello_key: tuple[int, int, int] | None = None
         self.stale = 0
         self.last_response = b""
         self.duplicates = 0
@@ -68,34 +76,35 @@ class Board:
         self.faults = 0
         self.fault_flag = False
         self.last_fault = 0
-        self.servo_cdeg = None  # None: detached (no pulses)
-        self.servo_detach_at = None
+        self.servo_cdeg: int | None = None  # None: detached (no pulses)
+        self.servo_detach_at: int | None = None
         self.release_phase = 0  # 0 idle, 1 open + dwell, 2 closing
         self.release_deadline = 0
         self.release_closed = 0
         self.release_travel = 0
         self.releases_since_boot = 0
-        self.releases, self.count_persistent = self._load_count()
-        self.vibrate_until = None
+        self.releases, self.count_persistent = load_count(hal)
+        self.vibrate_until: int | None = None
         self.leds = 0
         self.beam_base = 0
 
     # -- time -------------------------------------------------------------------------------
 
-    def _elapsed(self, since):
-        return self.hal.ticks_diff(self.hal.ticks_ms(), since)
+    def _elapsed(self, since: int) -> int:
+        elapsed: int = self.hal.ticks_diff(self.hal.ticks_ms(), since)
+        return elapsed
 
-    def uptime_ms(self):
+    def uptime_ms(self) -> int:
         return self._elapsed(self.boot_ms) & 0xFFFFFFFF
 
     # -- bytes in and out ---------------------------------------------------------------------
 
-    def receive(self, data):
+    def receive(self, data: bytes) -> bytes:
         """Handle received bytes; return the response bytes to send."""
         self.last_byte_ms = self.hal.ticks_ms()
         return self._answer(self.decoder.feed(data))
 
-    def tick(self):
+    def tick(self) -> bytes:
         """Advance timers (release phases, servo hold, vibration, silence watchdog, stale input)."""
         out = b""
         if self.decoder.pending() and self._elapsed(self.last_byte_ms) >= tp.STALE_MS:
@@ -118,7 +127,7 @@ class Board:
             self.enter_safe_state()
         return out
 
-    def _answer(self, frames):
+    def _answer(self, frames: list[tuple[int, int, bytes]]) -> bytes:
         out = b""
         for seq in self.decoder.pop_rejected():
             self.naks += 1
@@ -127,7 +136,7 @@ class Board:
             out += self.handle_frame(seq, cmd, payload)
         return out
 
-    def handle_frame(self, seq, cmd, payload):
+    def handle_frame(self, seq: int, cmd: int, payload: bytes) -> bytes:
         """The response frame to one valid command frame (carrying it out unless a duplicate)."""
         self.last_rx_ms = self.hal.ticks_ms()
         self.silent = False
@@ -163,7 +172,7 @@ class Board:
 
     # -- commands -------------------------------------------------------------------------------
 
-    def _dispatch(self, cmd, payload):
+    def _dispatch(self, cmd: int, payload: bytes) -> tuple[int, bytes]:
         try:
             args = tp.unpack_request(cmd, payload)
         except tp.ProtocolError as exc:
@@ -174,7 +183,7 @@ class Board:
             return tp.OK, tp.pack_result(tp.PING, self.boot_id, self.uptime_ms())
         if not self.session:
             return tp.NO_SESSION, b""
-        handler = {
+        handlers: dict[int, Callable[..., tuple[int, bytes]]] = {
             tp.SERVO: self._cmd_servo,
             tp.RELEASE: self._cmd_release,
             tp.BEAM_RESET: self._cmd_beam_reset,
@@ -184,23 +193,23 @@ class Board:
             tp.STATUS: self._cmd_status,
             tp.RELEASE_COUNT: self._cmd_release_count,
             tp.SIM_BEAM: self._cmd_sim_beam,
-        }[cmd]
-        return handler(*args)
+        }
+        return handlers[cmd](*args)
 
-    def _record(self, name, args):
+    def _record(self, name: str, args: tuple[int, ...]) -> None:
         self.executed = (self.executed + 1) & 0x3FFFFFFF
         if self.on_action is not None:
             self.on_action(name, args)
 
-    # -- faults and the saved release count -------------------------------------------------------
+    # -- faults -----------------------------------------------------------------------------------
 
-    def fault(self, exc, text=None):
+    def fault(self, exc: BaseException, text: str | None = None) -> int:
         """Note a fault (an exception in a command or in the main loop); returns its FAULT code.
 
         The traceback goes to the HAL's fault log, never onto the data link; the host learns of it
         from the command's FAULT status or from STATUS (flag FAULT, and the count)."""
         code = tp.FAULT_MEMORY if isinstance(exc, MemoryError) else tp.FAULT_INTERNAL
-        if isinstance(exc, _StorageError):
+        if isinstance(exc, StorageError):
             code = tp.FAULT_STORAGE
         self.faults = min(self.faults + 1, 0xFFFF)
         self.fault_flag = True
@@ -213,36 +222,7 @@ class Board:
                 pass
         return code
 
-    def _load_count(self):
-        """``(count, persistent)``: the release count saved before the last reset, if any."""
-        load = getattr(self.hal, "load_blob", None)
-        if load is None:
-            return 0, False
-        try:
-            blob = load()
-        except Exception:  # noqa: BLE001 - an unreadable flash is a count that cannot be trusted
-            blob = None
-        if blob is None:
-            return 0, True  # never saved: a new board (or erased flash) that has released nothing
-        if len(blob) == 12 and blob[:4] == COUNT_MAGIC:
-            count, crc = struct.unpack("<II", blob[4:])
-            if tp.crc32(blob[:8]) == crc:
-                return count, True
-        # A damaged count: counting on from 0 could make a release look "not done" to a host that
-        # saw a higher count. Report it as not persistent, so the host treats it like a reset.
-        return 0, False
-
-    def _save_count(self, count):
-        save = getattr(self.hal, "save_blob", None)
-        if save is None:
-            return
-        head = COUNT_MAGIC + struct.pack("<I", count)
-        try:
-            save(head + struct.pack("<I", tp.crc32(head)))
-        except Exception as exc:  # noqa: BLE001
-            raise _StorageError("the release count could not be saved: " + str(exc)) from exc
-
-    def _hello(self, version, silence_ms, closed_cdeg):
+    def _hello(self, version: int, silence_ms: int, closed_cdeg: int) -> tuple[int, bytes]:
         info = tp.pack_result(tp.HELLO, tp.PROTOCOL_VERSION, self.boot_id) + self.name.encode()
         if version != tp.PROTOCOL_VERSION:
             return tp.VERSION, info
@@ -253,7 +233,7 @@ class Board:
         self.session = True
         return tp.OK, info
 
-    def _cmd_servo(self, cdeg, max_ms):
+    def _cmd_servo(self, cdeg: int, max_ms: int) -> tuple[int, bytes]:
         if cdeg > tp.MAX_ANGLE_CDEG or not 1 <= max_ms <= tp.MAX_SERVO_HOLD_MS:
             return tp.BAD_VALUE, b""
         if self.release_phase:
@@ -263,7 +243,7 @@ class Board:
         self.servo_detach_at = self.hal.ticks_add(self.hal.ticks_ms(), max_ms)
         return tp.OK, b""
 
-    def _cmd_release(self, open_cdeg, closed_cdeg, dwell_ms, travel_ms):
+    def _cmd_release(self, open_cdeg: int, closed_cdeg: int, dwell_ms: int, travel_ms: int) -> tuple[int, bytes]:
         if (
             open_cdeg > tp.MAX_ANGLE_CDEG
             or closed_cdeg > tp.MAX_ANGLE_CDEG
@@ -275,8 +255,8 @@ class Board:
             return tp.BUSY, b""
         count = (self.releases + 1) & 0xFFFFFFFF
         try:
-            self._save_count(count)  # before the servo moves: the count is never below the openings
-        except _StorageError as exc:
+            save_count(self.hal, count)  # before the servo moves: the count is never below the openings
+        except StorageError as exc:
             return tp.FAULT, bytes((self.fault(exc),))
         self._record("RELEASE", (open_cdeg, closed_cdeg, dwell_ms, travel_ms))
         self.releases = count
@@ -290,19 +270,20 @@ class Board:
         self.release_deadline = self.hal.ticks_add(self.hal.ticks_ms(), travel_ms + dwell_ms)
         return tp.OK, tp.pack_result(tp.RELEASE, self.releases)
 
-    def _beam(self):
-        return (self.hal.beam_total() - self.beam_base) & 0x3FFFFFFF  # the Pico counter wraps at 2**30
+    def _beam(self) -> int:
+        total: int = self.hal.beam_total()
+        return (total - self.beam_base) & 0x3FFFFFFF  # the Pico counter wraps at 2**30
 
-    def _cmd_beam_reset(self):
+    def _cmd_beam_reset(self) -> tuple[int, bytes]:
         before = self._beam()
         self._record("BEAM_RESET", ())
         self.beam_base = self.hal.beam_total()
         return tp.OK, tp.pack_result(tp.BEAM_RESET, before)
 
-    def _cmd_beam_count(self):
+    def _cmd_beam_count(self) -> tuple[int, bytes]:
         return tp.OK, tp.pack_result(tp.BEAM_COUNT, self._beam())
 
-    def _cmd_leds(self, level):
+    def _cmd_leds(self, level: int) -> tuple[int, bytes]:
         if level > tp.MAX_LEVEL:
             return tp.BAD_VALUE, b""
         self._record("LEDS", (level,))
@@ -310,7 +291,7 @@ class Board:
         self.hal.leds_set(level)
         return tp.OK, b""
 
-    def _cmd_vibrate(self, ms):
+    def _cmd_vibrate(self, ms: int) -> tuple[int, bytes]:
         applied = min(ms, tp.MAX_VIBRATE_MS)
         self._record("VIBRATE", (applied,))
         if applied:
@@ -320,7 +301,7 @@ class Board:
             self._vibration(False)
         return tp.OK, tp.pack_result(tp.VIBRATE, applied)
 
-    def _cmd_status(self):
+    def _cmd_status(self) -> tuple[int, bytes]:
         flags = tp.FLAG_SESSION
         if self.release_phase:
             flags |= tp.FLAG_RELEASING
@@ -348,14 +329,14 @@ class Board:
         )
         return tp.OK, data
 
-    def _cmd_release_count(self):
+    def _cmd_release_count(self) -> tuple[int, bytes]:
         flags = tp.COUNT_PERSISTENT if self.count_persistent else 0
         if self.release_phase:
             flags |= tp.COUNT_RELEASING
         data = tp.pack_result(tp.RELEASE_COUNT, self.releases, self.boot_id, self.releases_since_boot, flags)
         return tp.OK, data
 
-    def _cmd_sim_beam(self, pulses):
+    def _cmd_sim_beam(self, pulses: int) -> tuple[int, bytes]:
         inject = getattr(self.hal, "inject_beam", None)
         if inject is None:
             return tp.UNSUPPORTED, b""
@@ -367,22 +348,22 @@ class Board:
 
     # -- outputs ----------------------------------------------------------------------------------
 
-    def _servo(self, cdeg):
+    def _servo(self, cdeg: int) -> None:
         self.servo_cdeg = cdeg
         self.hal.servo_write(cdeg)
 
-    def _detach(self):
+    def _detach(self) -> None:
         self.servo_detach_at = None
         if self.servo_cdeg is not None:
             self.servo_cdeg = None
             self.hal.servo_detach()
 
-    def _vibration(self, on):
+    def _vibration(self, on: bool) -> None:
         if not on:
             self.vibrate_until = None
         self.hal.vibration_set(on)
 
-    def enter_safe_state(self):
+    def enter_safe_state(self) -> None:
         """Funnel closed, LEDs off, vibration off: after host silence or a fault (docs/protocol.md)."""
         announce = getattr(self.hal, "announce", None)
         if announce is not None:
@@ -399,11 +380,7 @@ class Board:
         self._vibration(False)
 
 
-class _StorageError(OSError):
-    """The release count could not be saved."""
-
-
-def _describe(exc):
+def _describe(exc: BaseException) -> str:
     """The traceback of ``exc`` as text (MicroPython's ``sys.print_exception`` or CPython's)."""
     try:
         import io

@@ -10,6 +10,12 @@ bytes and is checked under both interpreters.
 
 import struct
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the imports below are for mypy only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+_native_crc32: "Callable[[Any, int], int] | None"
 try:
     from binascii import crc32 as _native_crc32
 except ImportError:  # a MicroPython build without binascii.crc32
@@ -40,21 +46,6 @@ RELEASE_COUNT = 0x0A
 SIM_BEAM = 0x70
 NAK = 0x7F
 RESPONSE_BIT = 0x80
-
-COMMAND_NAMES = {
-    HELLO: "HELLO",
-    PING: "PING",
-    SERVO: "SERVO",
-    RELEASE: "RELEASE",
-    BEAM_RESET: "BEAM_RESET",
-    BEAM_COUNT: "BEAM_COUNT",
-    LEDS: "LEDS",
-    VIBRATE: "VIBRATE",
-    STATUS: "STATUS",
-    RELEASE_COUNT: "RELEASE_COUNT",
-    SIM_BEAM: "SIM_BEAM",
-    NAK: "NAK",
-}
 
 # Status codes: the first payload byte of every response.
 OK = 0
@@ -112,48 +103,64 @@ MIN_SILENCE_MS = 500
 MAX_SILENCE_MS = 60000
 MAX_SIM_PULSES = 1000
 
-# Request payload layouts (struct formats). HELLO's response carries a trailing firmware name.
-REQUEST_FORMATS = {
-    HELLO: "<BIH",
-    PING: "",
-    SERVO: "<HH",
-    RELEASE: "<HHHH",
-    BEAM_RESET: "",
-    BEAM_COUNT: "",
-    LEDS: "<H",
-    VIBRATE: "<H",
-    STATUS: "",
-    RELEASE_COUNT: "",
-    SIM_BEAM: "<H",
-}
+# Every command in one row: code, name, request fields, OK-result fields. A field is ``name:code``
+# with a little-endian ``struct`` code; ``name:text`` (HELLO's firmware name) is the rest of the data
+# as text. The struct formats, the field names and the command names below are all derived from it.
+COMMANDS = (
+    (HELLO, "HELLO", "version:B silence_ms:I closed_cdeg:H", "version:B boot_id:I firmware:text"),
+    (PING, "PING", "", "boot_id:I uptime_ms:I"),
+    (SERVO, "SERVO", "cdeg:H hold_ms:H", ""),
+    (RELEASE, "RELEASE", "open_cdeg:H closed_cdeg:H dwell_ms:H travel_ms:H", "number:I"),
+    (BEAM_RESET, "BEAM_RESET", "", "before:I"),
+    (BEAM_COUNT, "BEAM_COUNT", "", "count:I"),
+    (LEDS, "LEDS", "level:H", ""),
+    (VIBRATE, "VIBRATE", "ms:H", "applied_ms:H"),
+    (STATUS, "STATUS", "",
+     "flags:B servo_cdeg:H leds:H beam_count:I releases:I uptime_ms:I safe_trips:I faults:H"),
+    (RELEASE_COUNT, "RELEASE_COUNT", "", "count:I boot_id:I since_boot:I flags:B"),
+    (SIM_BEAM, "SIM_BEAM", "pulses:H", "count:I"),
+)
 
-RESULT_FORMATS = {
-    HELLO: "<BI",
-    PING: "<II",
-    SERVO: "",
-    RELEASE: "<I",
-    BEAM_RESET: "<I",
-    BEAM_COUNT: "<I",
-    LEDS: "",
-    VIBRATE: "<H",
-    STATUS: "<BHHIIIIH",
-    RELEASE_COUNT: "<IIIB",
-    SIM_BEAM: "<I",
-}
 
-# Responses whose data may carry bytes after the fixed part (HELLO's firmware name).
-TRAILING_TEXT = (HELLO,)
+def _layout(spec: str) -> tuple[str, tuple[str, ...], str | None]:
+    """``(struct format, field names, trailing text field or None)`` of one side of a row."""
+    codes = ""
+    names: list[str] = []
+    text = None
+    for field in spec.split():
+        name, code = field.split(":")
+        if code == "text":
+            text = name
+        else:
+            codes += code
+            names.append(name)
+    return ("<" + codes) if codes else "", tuple(names), text
+
+
+COMMAND_NAMES: dict[int, str] = {NAK: "NAK"}
+REQUEST_FORMATS: dict[int, str] = {}
+REQUEST_FIELDS: dict[int, tuple[str, ...]] = {}
+RESULT_FORMATS: dict[int, str] = {}
+RESULT_FIELDS: dict[int, tuple[str, ...]] = {}
+TRAILING_TEXT: dict[int, str] = {}  # command -> the name of the text that follows its result's fixed part
+for _code, _name, _request, _result in COMMANDS:
+    COMMAND_NAMES[_code] = _name
+    REQUEST_FORMATS[_code], REQUEST_FIELDS[_code], _ = _layout(_request)
+    RESULT_FORMATS[_code], RESULT_FIELDS[_code], _text = _layout(_result)
+    if _text is not None:
+        TRAILING_TEXT[_code] = _text
+del _code, _name, _request, _result, _text
 
 
 class ProtocolError(ValueError):
     """A payload that does not fit its command's layout; ``status`` is the code to answer with."""
 
-    def __init__(self, message, status=BAD_LENGTH):
+    def __init__(self, message: str, status: int = BAD_LENGTH) -> None:
         super().__init__(message)
         self.status = status
 
 
-def _crc32_table():
+def _crc32_table() -> list[int]:
     table = []
     for n in range(256):
         c = n
@@ -163,10 +170,10 @@ def _crc32_table():
     return table
 
 
-_TABLE = None
+_TABLE: list[int] | None = None
 
 
-def crc32_pure(data, crc=0):
+def crc32_pure(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
     """Table-driven CRC-32 (IEEE 802.3), for MicroPython builds without ``binascii.crc32``."""
     global _TABLE
     if _TABLE is None:
@@ -178,14 +185,14 @@ def crc32_pure(data, crc=0):
     return crc ^ 0xFFFFFFFF
 
 
-def crc32(data, crc=0):
+def crc32(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
     """CRC-32 as ``zlib.crc32`` computes it, always as an unsigned 32-bit integer."""
     if _native_crc32 is not None:
         return _native_crc32(data, crc) & 0xFFFFFFFF
     return crc32_pure(data, crc)
 
 
-def encode_frame(seq, cmd, payload=b""):
+def encode_frame(seq: int, cmd: int, payload: bytes = b"") -> bytes:
     """The bytes of one frame. Raises ``ProtocolError`` for an oversized payload or bad field."""
     n = len(payload)
     if n > MAX_PAYLOAD:
@@ -205,35 +212,35 @@ class FrameDecoder:
     partial frame that has gone stale (its owner calls it after ``STALE_MS`` without new bytes).
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._buf = bytearray()
         self.frames = 0
         self.bad_header = 0
         self.bad_crc = 0
         self.skipped = 0
-        self._rejected = []  # at most MAX_REJECTED: a NAK only hurries a retransmission
+        self._rejected: list[int] = []  # at most MAX_REJECTED: a NAK only hurries a retransmission
 
-    def reset(self):
+    def reset(self) -> None:
         """Forget any buffered partial frame."""
         self.skipped += len(self._buf)
         self._buf = bytearray()
 
-    def pending(self):
+    def pending(self) -> int:
         """How many bytes are buffered (a partial frame, or garbage not yet scanned)."""
         return len(self._buf)
 
-    def pop_rejected(self):
+    def pop_rejected(self) -> list[int]:
         """Sequence bytes of frames rejected for their CRC since the last call."""
         rejected = self._rejected
         self._rejected = []
         return rejected
 
-    def feed(self, data):
+    def feed(self, data: bytes | None) -> list[tuple[int, int, bytes]]:
         if data:
             self._buf.extend(data)
         return self._parse()
 
-    def expire(self):
+    def expire(self) -> list[tuple[int, int, bytes]]:
         """Give up on a stale partial frame: drop its sync byte and look for the next one."""
         if not self._buf:
             return []
@@ -241,8 +248,8 @@ class FrameDecoder:
         self.skipped += 1
         return self._parse()
 
-    def _parse(self):
-        out = []
+    def _parse(self) -> list[tuple[int, int, bytes]]:
+        out: list[tuple[int, int, bytes]] = []
         buf = self._buf
         i = 0
         end = len(buf)
@@ -279,22 +286,22 @@ class FrameDecoder:
         return out
 
 
-def decode_all(data):
+def decode_all(data: bytes) -> list[tuple[int, int, bytes]]:
     """Every valid frame in ``data`` (a convenience for tests and tools)."""
     return FrameDecoder().feed(data)
 
 
-def _check_length(fmt, payload, what):
+def _check_length(fmt: str, payload: bytes, what: str) -> None:
     size = struct.calcsize(fmt) if fmt else 0
     if len(payload) != size:
         raise ProtocolError(f"{what} needs {size} payload bytes, got {len(payload)}")
 
 
-def command_name(cmd):
+def command_name(cmd: int) -> str:
     return COMMAND_NAMES.get(cmd & ~RESPONSE_BIT & 0xFF, f"0x{cmd:02X}")
 
 
-def pack_request(cmd, *args):
+def pack_request(cmd: int, *args: int) -> bytes:
     """The payload of a command from its arguments, in the order of ``REQUEST_FORMATS``."""
     fmt = REQUEST_FORMATS.get(cmd)
     if fmt is None:
@@ -311,7 +318,7 @@ def pack_request(cmd, *args):
         ) from exc
 
 
-def unpack_request(cmd, payload):
+def unpack_request(cmd: int, payload: bytes) -> tuple[int, ...]:
     """The arguments of a command frame; ``ProtocolError`` names what is wrong."""
     fmt = REQUEST_FORMATS.get(cmd)
     if fmt is None:
@@ -320,25 +327,25 @@ def unpack_request(cmd, payload):
     return struct.unpack(fmt, payload) if fmt else ()
 
 
-def pack_response(cmd, status, data=b""):
+def pack_response(cmd: int, status: int, data: bytes = b"") -> tuple[int, bytes]:
     """``(response_cmd, payload)`` for a reply to ``cmd``: the status byte, then the data."""
     return cmd | RESPONSE_BIT, bytes((status,)) + bytes(data)
 
 
-def pack_result(cmd, *values):
+def pack_result(cmd: int, *values: int) -> bytes:
     """The OK data of a command's response, laid out as ``RESULT_FORMATS`` says."""
     fmt = RESULT_FORMATS[cmd]
     return struct.pack(fmt, *values) if fmt else b""
 
 
-def split_response(payload):
+def split_response(payload: bytes) -> tuple[int, bytes]:
     """``(status, data)`` of a response payload."""
     if not payload:
         raise ProtocolError("a response needs at least its status byte")
     return payload[0], bytes(payload[1:])
 
 
-def unpack_result(cmd, data):
+def unpack_result(cmd: int, data: bytes) -> "tuple[Any, ...]":
     """The values of a command's OK data; HELLO gets its firmware name appended as ``str``."""
     fmt = RESULT_FORMATS.get(cmd)
     if fmt is None:
@@ -350,3 +357,15 @@ def unpack_result(cmd, data):
         return struct.unpack(fmt, data[:size]) + (bytes(data[size:]).decode(),)
     _check_length(fmt, data, command_name(cmd) + " result")
     return struct.unpack(fmt, data) if fmt else ()
+
+
+def read_result(cmd: int, data: bytes) -> "dict[str, Any]":
+    """A command's OK data as a dict keyed by its field names (``COMMANDS``)."""
+    values = unpack_result(cmd, data)
+    names = RESULT_FIELDS[cmd]
+    out: dict[str, Any] = {}
+    for i in range(len(names)):
+        out[names[i]] = values[i]
+    if cmd in TRAILING_TEXT:
+        out[TRAILING_TEXT[cmd]] = values[-1]
+    return out

@@ -218,7 +218,7 @@ def _build(cls: type, raw: Any, prefix: str) -> Any:
     for name, value in raw.items():
         key = f"{prefix}.{name}" if prefix else name
         hint = hints[name]
-        if dataclasses.is_dataclass(hint):
+        if isinstance(hint, type) and dataclasses.is_dataclass(hint):
             values[name] = value if isinstance(value, hint) else _build(hint, value, key)
         else:
             values[name] = _check_value(key, value, hint, dict(fields[name].metadata))
@@ -263,7 +263,7 @@ def _cross_checks(cfg: StationConfig) -> None:
 
 def parse_config(data: dict[str, Any], source: str = "<dict>") -> StationConfig:
     """Validate an already-parsed TOML document (a dict of sections)."""
-    cfg = _build(StationConfig, data, "")
+    cfg: StationConfig = _build(StationConfig, data, "")
     cfg = dataclasses.replace(cfg, source=source)
     _cross_checks(cfg)
     return cfg

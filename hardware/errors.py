@@ -16,7 +16,16 @@ class ConfigError(HardwareError, ValueError):
 
 
 class ReleaseError(HardwareError, RuntimeError):
-    """The funnel release could not be carried out (or could not be confirmed)."""
+    """The funnel release could not be carried out (or could not be confirmed).
+
+    ``released`` says what the raiser knows of the trapdoor: ``False`` certainly nothing dropped
+    (safe to try again), ``True`` it dropped but the release did not finish as it should, ``None``
+    unknown (the default: only a person can say, so the station never guesses).
+    """
+
+    def __init__(self, message: str, *, released: bool | None = None) -> None:
+        super().__init__(message)
+        self.released = released
 
 
 class CameraError(HardwareError, OSError):

@@ -78,9 +78,8 @@ class ServoTrapdoor(FunnelRelease):
                 self.move_to(self.closed_angle)
                 self._sleep(self.move_s)
             except self._move_errors as exc:
-                error = ReleaseError(f"{self._servo_name()} failed during the release: {exc}")
-                error.released = None if opened else False  # type: ignore[attr-defined]
-                raise error from exc
+                raise ReleaseError(f"{self._servo_name()} failed during the release: {exc}",
+                                   released=None if opened else False) from exc
             finally:
                 self.detach()
 

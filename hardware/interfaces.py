@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -81,7 +81,7 @@ class Camera(Device, ABC):
     """A camera looking down on the tray. Must override: ``capture()``."""
 
     @abstractmethod
-    def capture(self) -> np.ndarray:
+    def capture(self) -> np.ndarray[Any, Any]:
         """One frame as an ``H x W x 3`` ``uint8`` array in **BGR** order (OpenCV's).
 
         Raises ``CameraTimeout`` when no frame comes in time, ``CameraError`` otherwise."""
@@ -119,8 +119,9 @@ class TrayBoard(Device, ABC):
         """LED ring brightness, 0.0 (off) to 1.0 (full)."""
 
     @abstractmethod
-    def vibrate(self, seconds: float) -> None:
-        """Run the vibration motor to spread a pile in the tray."""
+    def vibrate(self, seconds: float) -> float | None:
+        """Run the vibration motor to spread a pile in the tray; the seconds applied where the board
+        says (it may cap them), else ``None``."""
 
 
 class StatusLight(Device, ABC):

@@ -30,12 +30,6 @@ __all__ = ["SerialFunnelRelease", "SerialTrayBoard", "open_link"]
 POLL_S = 0.05  # how often a release in progress is polled
 
 
-def _release_error(message: str, released: bool | None) -> ReleaseError:
-    error = ReleaseError(message)
-    error.released = released  # type: ignore[attr-defined]
-    return error
-
-
 class SerialTrayBoard(TrayBoard):
     """Break-beam counter, LED ring and vibration motor on the tray board.
 
@@ -65,7 +59,7 @@ class SerialTrayBoard(TrayBoard):
         self.link.request(tp.BEAM_RESET)
 
     def beam_count(self) -> int:
-        return int(self.link.request(tp.BEAM_COUNT)[0])
+        return int(self.link.request(tp.BEAM_COUNT)["count"])
 
     def set_leds(self, level: float) -> None:
         if not 0.0 <= level <= 1.0:
@@ -78,7 +72,7 @@ class SerialTrayBoard(TrayBoard):
         if not seconds >= 0.0:
             raise ValueError(f"vibration time must be zero or more seconds, got {seconds!r}")
         ms = min(round(seconds * 1000), tp.MAX_VIBRATE_MS)
-        applied = self.link.request(tp.VIBRATE, ms)[0] / 1000
+        applied: float = self.link.request(tp.VIBRATE, ms)["applied_ms"] / 1000
         if wait and applied:
             self.link.sleep(applied)
         return applied
@@ -91,7 +85,7 @@ class SerialTrayBoard(TrayBoard):
         had broken the beam; returns the new count. A real Pico refuses it (``BoardRejectedError``)."""
         if not 0 <= pulses <= tp.MAX_SIM_PULSES:
             raise ValueError(f"pulses must be 0..{tp.MAX_SIM_PULSES}, got {pulses!r}")
-        return int(self.link.request(tp.SIM_BEAM, pulses)[0])
+        return int(self.link.request(tp.SIM_BEAM, pulses)["count"])
 
     def close(self) -> None:
         if not self._closed:
@@ -169,23 +163,19 @@ class SerialFunnelRelease(FunnelRelease):
             if self._releases is None:
                 self._releases = self.link.release_count()
         except LinkError as exc:
-            raise _release_error(f"cannot reach the tray board, nothing was released: {exc}", False) from exc
+            raise ReleaseError(f"cannot reach the tray board, nothing was released: {exc}", released=False) from exc
         before = self._releases
         try:
-            (number,) = self.link.request(tp.RELEASE, *args)
+            number = int(self.link.request(tp.RELEASE, *args)["number"])
         except BoardBusyError as exc:
-            raise _release_error(
-                f"the funnel on {self.link.name} is still busy with a release", False
+            raise ReleaseError(
+                f"the funnel on {self.link.name} is still busy with a release", released=False
             ) from exc
         except LinkError as exc:  # BoardResetError included: the board's saved count settles it
             number = self._settle_unconfirmed(before, exc)
         self._releases = dataclasses.replace(before, count=number, since_boot=before.since_boot + 1)
         self.last_release_number = number
-        try:
-            self._wait_until_done()
-        except ReleaseError as exc:
-            exc.released = True  # type: ignore[attr-defined]
-            raise
+        self._wait_until_done()
 
     def _settle_unconfirmed(self, before: ReleaseCount, cause: LinkError) -> int:
         """The RELEASE went unanswered (or the board reset): ask the board whether its count moved."""
@@ -202,29 +192,29 @@ class SerialFunnelRelease(FunnelRelease):
             raise self._unknown(cause) from exc
         comparable = (before.persistent and after.persistent) or before.boot_id == after.boot_id
         if not comparable:
-            raise _release_error(
+            raise ReleaseError(
                 f"the tray board restarted and kept no release count, so the trapdoor may or may not have "
-                f"opened: {cause}", None) from cause
+                f"opened: {cause}", released=None) from cause
         if after.count == before.count:
-            raise _release_error(
-                f"the board never got the release, the trapdoor did not open: {cause}", False
+            raise ReleaseError(
+                f"the board never got the release, the trapdoor did not open: {cause}", released=False
             ) from cause
         if after.count == before.count + 1:
             if isinstance(cause, BoardResetError):
-                raise _release_error(
-                    f"the trapdoor opened, but the tray board restarted during the release: {cause}", True
+                raise ReleaseError(
+                    f"the trapdoor opened, but the tray board restarted during the release: {cause}", released=True
                 ) from cause
             return after.count  # it fired; only the acknowledgement was lost
-        raise _release_error(
+        raise ReleaseError(
             f"the board's release count jumped from {before.count} to {after.count}; the funnel's state is unknown",
-            None,
+            released=None,
         ) from cause
 
     @staticmethod
     def _unknown(cause: LinkError) -> ReleaseError:
-        return _release_error(
+        return ReleaseError(
             f"the funnel release could not be confirmed, so the trapdoor may or may not have opened: {cause}",
-            None,
+            released=None,
         )
 
     def _wait_until_done(self) -> None:
@@ -237,11 +227,11 @@ class SerialFunnelRelease(FunnelRelease):
             try:
                 status = self.link.status()
             except LinkError as exc:
-                raise ReleaseError(f"lost the tray board while the funnel was open: {exc}") from exc
+                raise ReleaseError(f"lost the tray board while the funnel was open: {exc}", released=True) from exc
             if not status.releasing:
                 return
             if self.link.clock() >= deadline:
-                raise ReleaseError(f"the tray board did not finish the release within {budget:.1f} s")
+                raise ReleaseError(f"the tray board did not finish the release within {budget:.1f} s", released=True)
             self.link.sleep(POLL_S)
 
     def sweep(self) -> None:
@@ -252,7 +242,7 @@ class SerialFunnelRelease(FunnelRelease):
                 self.link.request(tp.SERVO, round(angle * 100), hold_ms + 200)
                 self.link.sleep(self.move_s)
         except LinkError as exc:
-            raise ReleaseError(f"the servo sweep failed: {exc}") from exc
+            raise ReleaseError(f"the servo sweep failed: {exc}", released=None) from exc
 
     def close(self) -> None:
         if not self._closed:

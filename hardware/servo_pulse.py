@@ -72,7 +72,8 @@ class SysfsPwmOutput:
             except ImportError as exc:
                 raise ReleaseError(
                     "hardware PWM needs the rpi-hardware-pwm package (pip install '.[pi]') and "
-                    "dtoverlay=pwm-2chan in /boot/firmware/config.txt; or use funnel.backend = 'lgpio-servo'"
+                    "dtoverlay=pwm-2chan in /boot/firmware/config.txt; or use funnel.backend = 'lgpio-servo'",
+                    released=False,
                 ) from exc
         self.name = f"hardware PWM chip {chip} channel {channel}"
         self.frame_us = frame_us
@@ -81,7 +82,8 @@ class SysfsPwmOutput:
         try:
             self._pwm = module.HardwarePWM(pwm_channel=channel, hz=hz, chip=chip)
         except Exception as exc:  # HardwarePWMException: no overlay, no such chip or channel
-            raise ReleaseError(f"cannot open {self.name}: {exc} (is dtoverlay=pwm-2chan set?)") from exc
+            raise ReleaseError(f"cannot open {self.name}: {exc} (is dtoverlay=pwm-2chan set?)",
+                               released=False) from exc
         self._running = False
 
     def set_pulse_us(self, width_us: float | None) -> float | None:

@@ -82,7 +82,7 @@ def test_alternatives_settled_by_the_beam_and_the_ledger_are_used_without_asking
     reading = _records(cyc, view["drop_id"], "reading")[0].payload
     rec = reading["reconciliation"]
     assert rec["cubes"] == truth and reading["doubts"] == []
-    assert "break-beam counted" in rec["reason"] and "could have come out" in rec["reason"]
+    assert "break-beam counted" in rec["reason"] and "were inside the tower" in rec["reason"]
     assert sum(c["out"] is None for c in rec["candidates"]) == 1 and len(rec["candidates"]) == 4
     assert any("reconciled without asking" in n for n in reading["notes"])
     assert [r.kind for r in cyc.store.records(view["drop_id"])][-1] == "resolution"

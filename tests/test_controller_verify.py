@@ -4,41 +4,41 @@ from __future__ import annotations
 
 import pytest
 
-from controller.readers import Observation
 from controller.verify import assess, beam_likelihood, doubts, question_text, reconcile, undercount_plausible
+from vision.reading import TrayReading
 
 
 def test_a_clean_reading_has_no_doubt() -> None:
-    assert doubts(Observation(cubes={"blue": 3, "green": 1}), {"blue": 4, "yellow": 3}, {"green": 2}, beam=4) == []
+    assert doubts(TrayReading(cubes={"blue": 3, "green": 1}), {"blue": 4, "yellow": 3}, {"green": 2}, beam=4) == []
 
 
 def test_an_unusable_frame_is_doubted_with_its_reason() -> None:
-    found = doubts(Observation(cubes={}, usable=False, reason="a hand over the tray"), {"blue": 1}, {}, None)
+    found = doubts(TrayReading(cubes={}, usable=False, reason="a hand over the tray"), {"blue": 1}, {}, None)
     assert found == ["the frame is unusable: a hand over the tray"]
 
 
 def test_more_than_could_come_out_is_doubted_per_colour() -> None:
-    found = doubts(Observation(cubes={"blue": 5, "red": 1}), {"blue": 2}, {"blue": 1, "red": 1}, None)
-    assert found == ["5 blue read, but only 3 could have come out (2 dropped + 1 inside)"]
+    found = doubts(TrayReading(cubes={"blue": 5, "red": 1}), {"blue": 2}, {"blue": 1, "red": 1}, None)
+    assert found == ["the reading shows 5 blue cubes in the tray, but only 2 were dropped and 1 was inside the tower"]
 
 
 def test_the_break_beam_must_agree_with_the_camera() -> None:
-    found = doubts(Observation(cubes={"blue": 2}), {"blue": 4}, {}, beam=3)
+    found = doubts(TrayReading(cubes={"blue": 2}), {"blue": 4}, {}, beam=3)
     assert found == ["the break-beam counted 3 cubes falling but the camera sees 2"]
 
 
 def test_an_untrusted_reading_and_an_unsettled_tray_are_doubts() -> None:
-    obs = Observation(cubes={"blue": 1}, confidence=0.5, reason="two faces merged", settled=False, trusted=False)
+    obs = TrayReading(cubes={"blue": 1}, confidence=0.5, reason="two faces merged", settled=False, trusted=False)
     found = doubts(obs, {"blue": 1}, {}, None)
     assert len(found) == 2 and "settle" in found[0] and "unsure" in found[1] and "two faces merged" in found[1]
 
 
 def test_the_counters_trust_decides_not_a_confidence_threshold() -> None:
-    assert doubts(Observation(cubes={"blue": 1}, confidence=0.3, trusted=True), {"blue": 1}, {}, None) == []
+    assert doubts(TrayReading(cubes={"blue": 1}, confidence=0.3, trusted=True), {"blue": 1}, {}, None) == []
 
 
 def test_nothing_out_is_a_jam_only_where_the_funnel_cannot_be_seen() -> None:
-    empty = Observation(cubes={})
+    empty = TrayReading(cubes={})
     assert doubts(empty, {"blue": 2}, {}, beam=0, funnel_left={}) == []  # all stuck in the tower: it happens
     assert "may have jammed" in doubts(empty, {"blue": 2}, {}, beam=0, funnel_left=None)[0]
     assert "still in the funnel" in doubts(empty, {"blue": 2}, {}, beam=0, funnel_left={"blue": 2})[0]
@@ -55,7 +55,7 @@ def test_the_beam_model_never_overcounts_and_undercounts_rarely() -> None:
 
 
 def test_an_honest_beam_undercount_of_a_trusted_reading_is_no_doubt() -> None:
-    obs = Observation(cubes={"blue": 8, "yellow": 6})
+    obs = TrayReading(cubes={"blue": 8, "yellow": 6})
     verdict = assess(obs, {"blue": 8, "yellow": 6}, {}, beam=13)
     assert verdict.doubts == [] and verdict.counts == obs.cubes
     assert "passed it together" in verdict.notes[0]
@@ -67,8 +67,8 @@ def test_an_honest_beam_undercount_of_a_trusted_reading_is_no_doubt() -> None:
 RED_6_OR_7 = {"red": [(6, 0.62), (7, 0.38)]}
 
 
-def _doubted(cubes: dict[str, int], alternatives: dict[str, list[tuple[int, float]]]) -> Observation:
-    return Observation(cubes=cubes, trusted=False, alternatives=alternatives, confidence=0.6)
+def _doubted(cubes: dict[str, int], alternatives: dict[str, list[tuple[int, float]]]) -> TrayReading:
+    return TrayReading(cubes=cubes, trusted=False, alternatives=alternatives, confidence=0.6)
 
 
 def test_the_beam_rules_out_a_combination_with_fewer_cubes_than_fell() -> None:
@@ -83,7 +83,7 @@ def test_the_ledger_rules_out_more_than_could_have_come_out() -> None:
     obs = _doubted({"red": 6, "blue": 4}, {"blue": [(4, 0.55), (5, 0.45)]})
     verdict = assess(obs, {"red": 6, "blue": 3}, {"blue": 1}, beam=None)
     assert verdict.doubts == [] and verdict.counts == {"red": 6, "blue": 4}
-    assert "only 4 could have come out" in verdict.notes[0]
+    assert "5 blue cubes in the tray, but only 3 were dropped and 1 was inside the tower" in verdict.notes[0]
 
 
 def test_beam_and_ledger_together_settle_two_colours() -> None:
@@ -113,10 +113,10 @@ def test_an_undercounting_beam_does_not_tip_the_reading_the_wrong_way() -> None:
 
 
 def test_a_trusted_reading_is_overturned_only_by_hard_evidence() -> None:
-    obs = Observation(cubes={"red": 7, "blue": 7}, alternatives={"red": [(7, 0.99), (6, 0.01)]})
+    obs = TrayReading(cubes={"red": 7, "blue": 7}, alternatives={"red": [(7, 0.99), (6, 0.01)]})
     kept = assess(obs, {"red": 7, "blue": 7}, {}, beam=13)  # one clump short: soft evidence
     assert kept.doubts == [] and kept.counts == {"red": 7, "blue": 7}
-    overturned = assess(Observation(cubes={"red": 7, "blue": 7}, alternatives={"red": [(7, 0.99), (8, 0.01)]}),
+    overturned = assess(TrayReading(cubes={"red": 7, "blue": 7}, alternatives={"red": [(7, 0.99), (8, 0.01)]}),
                         {"red": 8, "blue": 7}, {}, beam=15)
     assert overturned.doubts == [] and overturned.counts == {"red": 8, "blue": 7}
 

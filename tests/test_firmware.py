@@ -58,7 +58,7 @@ def test_every_firmware_file_compiles_with_mpy_cross(source: Path, tmp_path: Pat
 
 def test_firmware_files_include_the_expected_modules() -> None:
     names = {p.name for p in FIRMWARE_FILES}
-    assert {"main.py", "tray_protocol.py", "tray_board.py", "ring.py", "hal_pico.py", "hal_sim.py"} <= names
+    assert {"main.py", "tray_protocol.py", "tray_board.py", "saved_count.py", "ring.py", "hal_pico.py", "hal_sim.py"} <= names
 
 
 VECTOR_CHECK = """

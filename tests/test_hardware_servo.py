@@ -96,14 +96,14 @@ def test_failure_mid_release_still_detaches_and_raises_release_error(factory) ->
     with pytest.raises(ReleaseError, match="GPIO18") as info:
         servo.release()
     assert factory.pin(18).frequency is None
-    assert info.value.released is None  # type: ignore[attr-defined]  # it failed with the trapdoor open
+    assert info.value.released is None  # it failed with the trapdoor open
 
     calls.clear()
     calls.append(-1.0)  # now the very first wait fails, before the open command
 
     with pytest.raises(ReleaseError) as info:
         servo.release()
-    assert info.value.released is False  # type: ignore[attr-defined]
+    assert info.value.released is False
 
 
 def test_close_releases_the_pin(factory) -> None:  # noqa: ANN001

@@ -79,6 +79,20 @@ def test_results_round_trip_and_hello_carries_the_firmware_name() -> None:
     assert tp.unpack_result(tp.RELEASE_COUNT, count) == (70000, 0xCAFEF00D, 2, tp.COUNT_PERSISTENT)
 
 
+def test_each_command_is_one_row_and_its_results_are_read_by_name() -> None:
+    codes = [row[0] for row in tp.COMMANDS]
+    assert len(set(codes)) == len(codes) and set(tp.REQUEST_FORMATS) == set(codes) == set(tp.RESULT_FORMATS)
+    for code, name, _request, _result in tp.COMMANDS:
+        assert tp.command_name(code) == name == tp.command_name(code | tp.RESPONSE_BIT)
+        for formats, fields in ((tp.REQUEST_FORMATS, tp.REQUEST_FIELDS), (tp.RESULT_FORMATS, tp.RESULT_FIELDS)):
+            assert len(formats[code].lstrip("<")) == len(fields[code])  # one name per struct field
+    hello = tp.read_result(tp.HELLO, tp.pack_result(tp.HELLO, 2, 0xCAFEF00D) + b"tray-fw 2.0")
+    assert hello == {"version": 2, "boot_id": 0xCAFEF00D, "firmware": "tray-fw 2.0"}
+    status = tp.read_result(tp.STATUS, tp.pack_result(tp.STATUS, 0x1F, 9000, 1000, 3, 2, 12345, 1, 4))
+    assert (status["flags"], status["servo_cdeg"], status["beam_count"], status["faults"]) == (0x1F, 9000, 3, 4)
+    assert tp.read_result(tp.SERVO, b"") == {}
+
+
 def test_wrong_payload_sizes_name_the_command() -> None:
     with pytest.raises(tp.ProtocolError, match="SERVO needs 4 payload bytes, got 3") as err:
         tp.unpack_request(tp.SERVO, b"\x00\x01\x02")

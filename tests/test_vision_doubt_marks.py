@@ -13,7 +13,7 @@ SQUARE = np.array([[600, 440], [680, 440], [680, 520], [600, 520]], dtype=np.flo
 
 def _reading(doubt: bool) -> TrayReading:
     det = Detection("cube", "red", SQUARE, (100.0, 100.0), count=1, doubt=doubt)
-    return TrayReading(True, None, cubes={"red": 6}, detections=[det], confidence=0.6,
+    return TrayReading(True, None, cubes={"red": 6}, detections=[det], confidence=0.6, trusted=not doubt,
                        alternatives={"red": [(6, 0.62), (7, 0.38)]} if doubt else {})
 
 

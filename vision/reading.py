@@ -1,11 +1,20 @@
-"""What the counter says about one frame."""
+"""What the counter says about one frame, and the one shape a tray reading keeps up to the records.
+
+:class:`TrayReading` is the vision counter's result and also what the station's tray readers hand
+the drop cycle (the camera reader adds the photos it wrote and whether the tray settled; a reader
+that knows the tray exactly, as in crash and soak runs, builds one with the defaults: usable,
+certain, trusted). :meth:`TrayReading.to_record` is the form a reading takes in the records (and
+the session's state); :meth:`TrayReading.from_record` reads it back. ``to_json`` is the other,
+older contract: the object ``tower count --json`` prints.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-import numpy as np
+from numpy.typing import NDArray
 
 from vision.geometry import ALL_COLOURS, PLAYER_COLOURS
 
@@ -20,7 +29,7 @@ class Detection:
 
     kind: str  # "cube" | "courtier" | "foreign"
     colour: str | None
-    outline: np.ndarray
+    outline: NDArray[Any]
     centre_mm: tuple[float, float]
     count: int = 1
     score: float = 1.0
@@ -39,25 +48,62 @@ def empty_courtiers() -> dict[str, int]:
 
 @dataclass
 class TrayReading:
-    usable: bool
-    reason: str | None
+    """One reading of the tray. The defaults describe a reading that is certain (a reader that knows
+    the tray, the host's own counts); the vision counter always states its confidence and trust."""
+
+    usable: bool = True
+    reason: str | None = None
     cubes: dict[str, int] = field(default_factory=empty_cubes)
     courtiers: dict[str, int] = field(default_factory=empty_courtiers)
-    confidence: float = 0.0
+    confidence: float = 1.0
     detections: list[Detection] = field(default_factory=list)
     doubts: list[str] = field(default_factory=list)
     marker_ids: tuple[int, ...] = ()
     # The station would act on this frame alone (the counter's doubt model says it is practically
     # certain). An unusable reading is never trusted.
-    trusted: bool = False
+    trusted: bool = True
     # Only the colours in doubt: (count, probability) most likely first, the first count equal to
     # ``cubes[colour]``, probabilities summing to 1 (3 places), at most 4 a colour. {} when sure.
     alternatives: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
+    # What the station adds: where the reading came from ("camera", "direct"), whether the tray had
+    # settled before the frame, and the photos written for it (raw: the evidence; annotated).
+    source: str = "camera"
+    settled: bool = True
+    raw: Path | None = None
+    annotated: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not self.usable:
+            self.trusted = False
 
     @classmethod
     def unusable(cls, reason: str, detections: list[Detection] | None = None,
                  marker_ids: tuple[int, ...] = ()) -> TrayReading:
-        return cls(False, reason, confidence=0.0, detections=detections or [], marker_ids=marker_ids)
+        return cls(False, reason, confidence=0.0, detections=detections or [], marker_ids=marker_ids,
+                   trusted=False)
+
+    def to_record(self) -> dict[str, Any]:
+        """The reading as the records keep it (the ``reading`` of a record and of the session's
+        state): the counts that are not zero, the counter's verdict and where it came from. The
+        photos are the record's images, not part of this."""
+        return {"cubes": {c: n for c, n in self.cubes.items() if n},
+                "courtiers": {c: n for c, n in self.courtiers.items() if n},
+                "usable": self.usable, "reason": self.reason, "confidence": round(float(self.confidence), 4),
+                "source": self.source, "settled": self.settled, "trusted": bool(self.trusted),
+                "alternatives": {c: [[int(n), round(float(p), 3)] for n, p in alts]
+                                 for c, alts in self.alternatives.items()}}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> TrayReading:
+        """The reading back from :meth:`to_record`'s form (``to_record`` of the result gives it again)."""
+        return cls(
+            usable=bool(record["usable"]), reason=record.get("reason"),
+            cubes={c: int(n) for c, n in record["cubes"].items()},
+            courtiers={c: int(n) for c, n in record.get("courtiers", {}).items()},
+            confidence=float(record["confidence"]), trusted=bool(record["trusted"]),
+            alternatives={c: [(int(n), float(p)) for n, p in alts] for c, alts in record.get("alternatives", {}).items()},
+            source=str(record.get("source", "camera")), settled=bool(record.get("settled", True)),
+        )
 
     def to_json(self, image_path: str | None = None) -> dict[str, Any]:
         """The object ``tower count --json`` prints for one image."""

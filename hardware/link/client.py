@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from firmware import tray_protocol as tp
 from hardware.errors import BoardResetError, LinkError
 from hardware.interfaces import BoardInfo
+from hardware.link.replies import BoardStatus, ReleaseCount, Result
 from hardware.link.transport import Transport
 
-log = logging.getLogger(__name__)
+__all__ = ["BoardBusyError", "BoardFaultError", "BoardLink", "BoardRejectedError", "BoardStatus", "LinkStats",
+           "ReleaseCount", "Result", "open_link"]
 
-NO_SERVO = tp.NO_SERVO
+log = logging.getLogger(__name__)
 
 
 class BoardRejectedError(LinkError, ValueError):
@@ -62,36 +64,6 @@ class LinkStats:
     heartbeats: int = 0
     resets: int = 0  # board restarts noticed (each raised BoardResetError once)
     rejected_frames: int = 0  # received frames that failed the header or CRC check
-
-
-@dataclass(frozen=True)
-class BoardStatus:
-    """The board's ``STATUS`` reply in host units."""
-
-    releasing: bool
-    vibrating: bool
-    servo_attached: bool
-    session: bool
-    safe_tripped: bool
-    servo_angle: float | None
-    leds: float
-    beam_count: int
-    releases: int
-    uptime_s: float
-    safe_trips: int
-    faults: int = 0
-    faulted: bool = False  # a fault happened on the board since the last STATUS
-
-
-@dataclass(frozen=True)
-class ReleaseCount:
-    """The board's ``RELEASE_COUNT``: its own count of releases, and whether it survives a reset."""
-
-    count: int
-    boot_id: int
-    since_boot: int
-    persistent: bool
-    releasing: bool
 
 
 class BoardLink:
@@ -204,8 +176,8 @@ class BoardLink:
             wait = min(wait * self.backoff, self.max_timeout_s)
         return total
 
-    def request(self, cmd: int, *args: int) -> tuple:
-        """Carry out one command; its result values (``RESULT_FORMATS``).
+    def request(self, cmd: int, *args: int) -> Result:
+        """Carry out one command; its result by field name (the command's row in ``tp.COMMANDS``).
 
         Raises ``BoardResetError`` if the board restarted (noticed now or by the heartbeat),
         ``BoardBusyError`` while a release runs, ``BoardRejectedError`` for a refused command and
@@ -222,11 +194,12 @@ class BoardLink:
                 status, data = self._exchange(cmd, payload)
             return self._result(cmd, status, data)
 
-    def _result(self, cmd: int, status: int, data: bytes) -> tuple:
+    def _result(self, cmd: int, status: int, data: bytes) -> Result:
         name = tp.command_name(cmd)
         if status == tp.OK:
             try:
-                return tp.unpack_result(cmd, data)
+                result: Result = tp.read_result(cmd, data)
+                return result
             except tp.ProtocolError as exc:
                 raise LinkError(f"tray board on {self.name} sent a malformed {name} result: {exc}") from exc
         if status == tp.BUSY:
@@ -256,19 +229,19 @@ class BoardLink:
             return self._hello_locked()
 
     def _hello_locked(self) -> BoardInfo:
-        closed = NO_SERVO if self.closed_angle is None else _cdeg(self.closed_angle, "closed_angle")
+        closed = tp.NO_SERVO if self.closed_angle is None else _cdeg(self.closed_angle, "closed_angle")
         status, data = self._exchange(
             tp.HELLO, tp.pack_request(tp.HELLO, tp.PROTOCOL_VERSION, round(self.silence_s * 1000), closed)
         )
         if status == tp.VERSION:
-            theirs = tp.unpack_result(tp.HELLO, data)[0] if len(data) >= 5 else "unknown"
+            theirs = tp.read_result(tp.HELLO, data)["version"] if len(data) >= 5 else "unknown"
             raise LinkError(
                 f"tray board on {self.name} speaks link protocol version {theirs}, this host speaks "
                 f"{tp.PROTOCOL_VERSION}: update the firmware (firmware/) or the host"
             )
-        version, boot_id, firmware = self._result(tp.HELLO, status, data)
-        info = BoardInfo(protocol_version=version, boot_id=boot_id, firmware=firmware)
-        self._check_boot(boot_id)
+        hello = self._result(tp.HELLO, status, data)
+        info = BoardInfo(protocol_version=hello["version"], boot_id=hello["boot_id"], firmware=hello["firmware"])
+        self._check_boot(info.boot_id)
         self.info = info
         return info
 
@@ -286,33 +259,16 @@ class BoardLink:
         """One heartbeat; returns the board's uptime in ms. Notices a reset like ``hello()``."""
         with self._lock:
             self._raise_pending()
-            boot_id, uptime_ms = self._result(tp.PING, *self._exchange(tp.PING, b""))
-            self._check_boot(boot_id)  # the next command re-opens the session with HELLO
-            return uptime_ms
+            pong = self._result(tp.PING, *self._exchange(tp.PING, b""))
+            self._check_boot(pong["boot_id"])  # the next command re-opens the session with HELLO
+            return int(pong["uptime_ms"])
 
     def status(self) -> BoardStatus:
-        flags, angle, leds, beam, releases, uptime, trips, faults = self.request(tp.STATUS)
-        return BoardStatus(
-            releasing=bool(flags & tp.FLAG_RELEASING),
-            vibrating=bool(flags & tp.FLAG_VIBRATING),
-            servo_attached=bool(flags & tp.FLAG_SERVO_ATTACHED),
-            session=bool(flags & tp.FLAG_SESSION),
-            safe_tripped=bool(flags & tp.FLAG_SAFE),
-            servo_angle=None if angle == 0xFFFF else angle / 100,
-            leds=leds / 1000,
-            beam_count=beam,
-            releases=releases,
-            uptime_s=uptime / 1000,
-            safe_trips=trips,
-            faults=faults,
-            faulted=bool(flags & tp.FLAG_FAULT),
-        )
+        return BoardStatus.from_result(self.request(tp.STATUS))
 
     def release_count(self) -> ReleaseCount:
         """The board's own release count (kept across its resets where it can save it)."""
-        count, boot_id, since_boot, flags = self.request(tp.RELEASE_COUNT)
-        return ReleaseCount(count=count, boot_id=boot_id, since_boot=since_boot,
-                            persistent=bool(flags & tp.COUNT_PERSISTENT), releasing=bool(flags & tp.COUNT_RELEASING))
+        return ReleaseCount.from_result(self.request(tp.RELEASE_COUNT))
 
     # -- heartbeat ----------------------------------------------------------------------------------
 

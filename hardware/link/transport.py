@@ -10,7 +10,6 @@ wraps ``serial.serial_for_url`` (so ``/dev/ttyACM0``, a pty path, or pyserial UR
 from __future__ import annotations
 
 import contextlib
-import time
 from typing import Protocol
 
 from hardware.errors import LinkError
@@ -19,21 +18,13 @@ READ_SLICE_S = 0.005  # pyserial's read timeout: how finely read_some() can wait
 
 
 class Transport(Protocol):
+    """What ``BoardLink`` needs of a byte transport."""
+
     name: str
 
     def write(self, data: bytes) -> None: ...
 
-    def read_some(self, timeout_s: float) -> bytes:
-        # The port's own timeout stays fixed (changing it makes pyserial re-apply every termios
-        # setting); we wait in slices of it until something arrives or our deadline passes.
-        deadline = time.monotonic() + max(timeout_s, 0.0)
-        try:
-            while True:
-                data = self._ser.read(max(1, self._ser.in_waiting))
-                if data or time.monotonic() >= deadline:
-                    return bytes(data)
-        except (self._serial_error, OSError) as exc:
-            raise LinkError(f"reading from the tray board on {self.name} failed: {exc}") from exc
+    def read_some(self, timeout_s: float) -> bytes: ...
 
     def close(self) -> None: ...
 
