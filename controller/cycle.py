@@ -45,6 +45,7 @@ from controller.session import SessionError, add, clean
 from controller.verify import question_text, read_verified
 from hardware.config import DEFAULT_BEAM_CLUMP
 from hardware.interfaces import ReleaseCounter
+from station.hands import Hands, NoHands
 
 SESSION_KNOWS = ("tray_before", "tower_before", "supply", "tray_after")
 
@@ -71,15 +72,14 @@ def _engine() -> Any:
 class DropCycle:
     """Plans, releases, reads, verifies, resolves and closes drops, committing each step."""
 
-    def __init__(self, store: RecordStore, *, funnel: Any, reader: Any, board: Any = None, sim: Any = None,
-                 hands: Any = None, on_event: Any = None, beam_clump: float = DEFAULT_BEAM_CLUMP) -> None:
+    def __init__(self, store: RecordStore, *, funnel: Any, reader: Any, tray_board: Any = None,
+                 hands: Hands | None = None, on_event: Any = None, beam_clump: float = DEFAULT_BEAM_CLUMP) -> None:
         self.store = store
         self.beam_clump = beam_clump  # how the break-beam undercounts clumps (controller.verify)
         self.funnel = funnel
         self.reader = reader
-        self.board = board
-        self.sim = sim
-        self.hands = hands
+        self.tray_board = tray_board
+        self.hands: Hands = hands if hands is not None else NoHands()
         self.on_event = on_event or (lambda event: None)
         self.emptied: dict[str, int] | None = None  # what the simulated hands took out at the last new session
         self.odds_model = "spielbyweb"  # the config's station.odds_model (controller/odds.py)
@@ -138,7 +138,7 @@ class DropCycle:
         self._commit("session_new", {"session_id": session_id, "players": players,
                                      "emperors_court": bool(emperors_court),
                                      "must_be_empty": ["tower", "tray", "funnel"]}, state)
-        self.emptied = self.hands.empty_station() if self.hands is not None else None
+        self.emptied = self.hands.empty_station()
         return state
 
     def set_round(self, event: str | None, bonus_tiles: dict[str, str | None] | None,
@@ -187,8 +187,7 @@ class DropCycle:
     def check_tray(self) -> dict[str, Any]:
         """Read the tray and compare it with the session's account (done before every plan)."""
         state = self.state
-        if self.hands is not None:
-            self.hands.clear_tray(state["tray"])
+        self.hands.clear_tray(state["tray"])
         expected = clean(state["tray"])
         for _ in range(2):  # a second look before blaming the players (a hand leaving, a reflection)
             obs = self.reader.read("check", wait_settle=True, save=False)
@@ -239,7 +238,7 @@ class DropCycle:
         assumed = ses.shortfall_on_board(state, ses.armies_named(battle))
         deployed = ses.apply_deployment(state, assumed)
         data = self.battle_input(deployed, battle)
-        if data.get("battle") == "initial_fill" and self.hands is not None:
+        if data.get("battle") == "initial_fill":
             self.hands.empty_station()  # after a crash between `session new` and its emptying
         plan = _engine().plan(data)  # refuse bad input before photographing the tray: check first, then look
         vouched = _vouched(state)
@@ -273,7 +272,7 @@ class DropCycle:
         drop = self._drop(drop_id)
         if drop["phase"] != "planned":
             raise DropError(f"drop {drop_id} is {drop['phase']}: only a planned drop can be cancelled")
-        if self.sim is not None and self.sim.funnel_contents():
+        if self.hands.funnel_contents():
             raise DropError(f"drop {drop_id}'s cubes are in the funnel already; release it instead")
         state = self.state
         plan = drop["plan"]
@@ -287,19 +286,12 @@ class DropCycle:
     # -- release -----------------------------------------------------------------------------------
     def _release_counter(self) -> ReleaseCounter | None:
         """The funnel device's own release count (the tray board's, kept across its resets; the
-        simulated servo's), or, for a funnel that keeps none, the simulated world's. ``None`` where
-        there is none, or where the device cannot be asked now: never a guess from elsewhere."""
-        ask = getattr(self.funnel, "release_counter", None)
-        if ask is not None:
-            try:
-                counter = ask()
-            except OSError:
-                return None
-            if counter is not None:
-                return counter
-        if self.sim is not None:
-            return ReleaseCounter(int(self.sim.release_count), None, True)
-        return None
+        simulated servo's). ``None`` where it keeps none, or where the device cannot be asked now:
+        never a guess from elsewhere."""
+        try:
+            return self.funnel.release_counter()
+        except OSError:
+            return None
 
     @staticmethod
     def _moved(before: ReleaseCounter | None, now: ReleaseCounter | None) -> bool | None:
@@ -313,12 +305,11 @@ class DropCycle:
         drop = self._drop(drop_id)
         if drop["phase"] != "planned":
             raise DropError(f"drop {drop_id} was released already (phase {drop['phase']}); it is never released twice")
-        if self.hands is not None:
-            self.hands.load_funnel(drop["funnel"])
+        self.hands.load_funnel(drop["funnel"])
         beam_reset = False
-        if self.board is not None:
+        if self.tray_board is not None:
             try:
-                self.board.reset_beam()
+                self.tray_board.reset_beam()
                 beam_reset = True
             except OSError:
                 beam_reset = False
@@ -373,9 +364,8 @@ class DropCycle:
         # a host's re-read never overwrites a photo an earlier record vouches for
         readings_before = sum(1 for r in self.store.records(drop_id) if r.kind == "reading")
         tag = f"drop-{drop_id:06d}" + (f"-r{readings_before + 1}" if readings_before else "")
-        verified = read_verified(self.reader, self.board if drop.get("beam_reset") else None,
-                                 tag, drop["funnel"], tower_before,
-                                 funnel_left=self.sim.funnel_contents if self.sim is not None else None,
+        verified = read_verified(self.reader, self.tray_board if drop.get("beam_reset") else None,
+                                 tag, drop["funnel"], tower_before, funnel_left=self.hands.funnel_contents,
                                  clump=self.beam_clump)
         obs = verified.observation
         images = {k: v for k, v in (("raw", obs.raw), ("annotated", obs.annotated)) if v is not None}
@@ -486,8 +476,8 @@ class DropCycle:
                 # proof: a hand in the tray or one late cube would close the drop with its cubes
                 # still in the funnel.
                 evidence: dict[str, Any] = {}
-                if self.board is not None and drop.get("beam_reset"):
-                    evidence["beam_count"] = _beam(self.board)
+                if self.tray_board is not None and drop.get("beam_reset"):
+                    evidence["beam_count"] = _beam(self.tray_board)
                 self._commit("release_unknown", {"why": "the process stopped while the funnel was being released",
                                                  **evidence},
                              ses.set_phase(state, "release_unknown"), drop_id=drop_id)
@@ -510,7 +500,7 @@ class DropCycle:
             _carry_vouched(state, new, "court_convert")
         self._commit("court_convert", {"player": player, "cubes": cubes, "performed": performed, "why": why},
                      new if performed else state)
-        if performed and self.hands is not None:
+        if performed:
             self.hands.clear_tray(new["tray"])
         return {"player": player, "cubes": cubes, "performed": performed, "message": why,
                 "courtiers": new["courtiers"] if performed else state["courtiers"]}
@@ -537,8 +527,7 @@ class DropCycle:
             self._close_or_raise()
             state = self.state
         new, placed = ses.place_into_tray(state, player, armies, source)
-        if self.hands is not None:
-            self.hands.fill_tray(new["tray"])
+        self.hands.fill_tray(new["tray"])
         payload = {"player": player, "armies": armies, "placed": placed, "source": source, "card": card,
                    "who": who, "when": time.time(), "tray": new["tray"]}
         _carry_vouched(state, new, "tray_placement")
@@ -617,7 +606,7 @@ class DropCycle:
         payload = {"who": who, "when": time.time(), "undoes": last["kind"], "text": f"undone: {last['text']}"}
         self.store.append("undo", payload, state=restored)
         self.on_event({"type": "undo", "drop_id": None, "phase": None})
-        if self.hands is not None and restored.get("drop") is None:
+        if restored.get("drop") is None:
             self.hands.clear_tray(restored["tray"])  # the simulated hands put the tray back as it was
             self.hands.fill_tray(restored["tray"])
         return {**payload, "message": payload["text"]}

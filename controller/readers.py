@@ -3,13 +3,15 @@
 Both readers return an :class:`Observation`, so the drop cycle does not know which it has. The
 camera reader is the station's: it waits until the tray is still, counts the frame with the vision
 counter and writes the raw and the annotated photo into the data directory. The direct reader asks
-the simulated world what lies in its tray; long crash and soak runs use it to test the cycle and
-the records without spending their time rendering and counting photos.
+the simulated world what lies in its tray (through the station, which alone knows it is simulated);
+long crash and soak runs use it to test the cycle and the records without spending their time
+rendering and counting photos.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,13 +66,14 @@ class TrayReader(Protocol):
 
 
 class DirectReader:
-    """The simulated tray's true contents, as if the counter were perfect (crash and soak runs)."""
+    """The tray's true contents, as if the counter were perfect (crash and soak runs): ``truth`` is
+    the station's ``tray_truth()``, which only a simulated station has."""
 
-    def __init__(self, sim: Any) -> None:
-        self.sim = sim
+    def __init__(self, truth: Callable[[], dict[str, int]]) -> None:
+        self.truth = truth
 
     def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
-        return Observation(cubes=dict(self.sim.tray_contents()), source="direct")
+        return Observation(cubes=dict(self.truth()), source="direct")
 
 
 class CameraReader:

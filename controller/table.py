@@ -7,8 +7,9 @@ data directory (an exclusive lock file): two controllers releasing the same funn
 "exactly once" in a way no record could repair.
 
 Opening a table resumes a drop left in flight by a process that died (see ``controller.cycle``).
-On a simulated station the players' hands are played on the simulated world (``controller.hands``):
-the funnel is loaded just before the release and the tray is cleared before the next battle.
+The station (``station.factory``) gives the cycle its devices and the players' hands: on a
+simulated station they are played on the simulated world (the funnel is loaded just before the
+release and the tray is cleared before the next battle); at a real table they do nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +26,11 @@ from typing import Any, TypeVar
 
 from controller import session as ses
 from controller.cycle import DropCycle, closed_drop_view
+from controller.readers import CameraReader, DirectReader, TrayReader
 from controller.records import RecordsError, RecordsReadOnly, RecordStore
+from hardware.config import StationConfig, load_config
+from station.factory import Station, open_station
+from vision.counter import TrayCounter
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -84,41 +89,21 @@ def _lock_data_dir(data_dir: Path) -> int:
     return fd
 
 
-def _counter_for(cfg: Any) -> Any:
-    from vision.counter import TrayCounter
-
-    if cfg.station.profile:
-        from calibration.profile import load_profile
-
-        profile = load_profile(Path(cfg.station.profile).expanduser())
-    else:
-        from calibration.synthetic import synthetic_profile
-
-        profile = synthetic_profile()
-    return TrayCounter(profile)
-
-
-def _build_cycle(cfg: Any, store: RecordStore, station: Any, reader: str) -> DropCycle:
-    sim = getattr(station, "sim", None)
+def _build_cycle(cfg: StationConfig, store: RecordStore, station: Station, reader: str) -> DropCycle:
+    """The drop cycle over the station's devices; the tray read by the camera and the vision counter,
+    or (``reader="direct"``, a simulated station only) as the station says the tray truly is."""
+    tray_reader: TrayReader
     if reader == "direct":
-        if sim is None:
+        truth = station.tray_truth()
+        if truth is None:
             raise ValueError("the direct tray reading needs a simulated station")
-        from controller.readers import DirectReader
-
-        tray_reader: Any = DirectReader(sim)
+        tray_reader = DirectReader(truth)
     else:
-        from controller.readers import CameraReader
-
-        tray_reader = CameraReader(station.camera, lambda: _counter_for(cfg), cfg.data_dir / "images",
-                                   settle_frames=cfg.station.settle_frames,
+        tray_reader = CameraReader(station.camera, lambda: TrayCounter(station.colour_profile()),
+                                   cfg.data_dir / "images", settle_frames=cfg.station.settle_frames,
                                    settle_timeout_s=cfg.station.settle_timeout_s)
-    hands = None
-    if sim is not None:
-        from controller.hands import SimHands
-
-        hands = SimHands(sim)
-    cycle = DropCycle(store, funnel=station.funnel, reader=tray_reader, board=getattr(station, "board", None),
-                      sim=sim, hands=hands, beam_clump=cfg.board.beam_clump)
+    cycle = DropCycle(store, funnel=station.funnel, reader=tray_reader, tray_board=station.tray_board,
+                      hands=station.hands, beam_clump=cfg.board.beam_clump)
     cycle.odds_model = cfg.station.odds_model
     return cycle
 
@@ -148,9 +133,6 @@ class Table:
         ``reader="direct"`` reads a simulated tray's contents instead of photographing it (long
         crash and soak runs); it needs a simulated station. ``None``: the config's
         ``[sim] tray_reading`` (``"camera"`` unless a benchmark's config says otherwise)."""
-        from hardware.config import load_config
-        from hardware.station import open_station
-
         cfg = config if config is not None else load_config(config_path)
         if data_dir is not None:
             cfg = cfg.replace(station={"data_dir": str(Path(data_dir).resolve())})
@@ -502,6 +484,4 @@ def records_dir(config_path: str | Path | None, data_dir: str | Path | None) -> 
     """The data directory a command means: ``--data-dir``, else the config's ``[station] data_dir``."""
     if data_dir is not None:
         return Path(data_dir)
-    from hardware.config import load_config
-
     return load_config(config_path).data_dir

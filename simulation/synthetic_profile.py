@@ -1,6 +1,6 @@
 """Calibration on synthetic shots: the colour profile of the simulated station.
 
-The simulated camera renders its frames with ``vision.synth``; to count them, the simulated
+The simulated camera renders its frames with ``simulation.synth``; to count them, the simulated
 station needs a profile learned the way a user learns one: an empty tray, separate cubes of each
 colour (8 per shot, two shots per colour), and standing courtier pawns of each player colour
 (4 per shot). ``synthetic_calibration_shots`` renders exactly those shots, and
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from simulation.synth import CameraPose, Lighting, Piece, PostFX, Scene, render
 from vision import geometry as geo
-from vision.synth import CameraPose, Lighting, Piece, PostFX, Scene, render
 
 if TYPE_CHECKING:
     from calibration.learn import LearnReport

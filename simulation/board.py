@@ -1,4 +1,4 @@
-"""The simulated tray board: beam counter, LED ring and vibration motor acting on the ``SimTable``.
+"""The simulated tray board: beam counter, LED ring and vibration motor acting on the ``SimWorld``.
 
 It keeps the link's observable behaviour without the bytes: a command whose frame is lost or
 corrupted (faults ``serial_loss``/``serial_corrupt``) is retried up to ``retries`` times and carried

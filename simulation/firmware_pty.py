@@ -10,7 +10,7 @@ a JSON line on the child's stderr, which goes to ``log_path``; ``events()`` pars
 
 This is what ``[board] backend = "firmware-pty"`` maps onto::
 
-    from hardware.firmware_pty import FirmwarePty
+    from simulation.firmware_pty import FirmwarePty
     from hardware.link import open_link, SerialTrayBoard
 
     fw = FirmwarePty()                 # FirmwarePty(micropython=None, firmware_dir=None,
