@@ -15,7 +15,6 @@ release and the tray is cleared before the next battle); at a real table they do
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import os
 import queue
@@ -24,10 +23,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from controller import session as ses
-from controller.cycle import DropCycle, closed_drop_view
+from controller.cycle import DropCycle
+from controller.data_dir import StationBusy, open_records, records_dir  # noqa: F401  (the CLI's names for them)
+from controller.data_dir import lock_data_dir as _lock_data_dir
 from controller.readers import CameraReader, DirectReader, TrayReader
 from controller.records import RecordsError, RecordsReadOnly, RecordStore
+from controller.report import build_report
+from controller.views import closed_drop_view, light_for, status_view, with_notes
+from engine.decisions import tray_placement_note
 from hardware.config import StationConfig, load_config
 from station.factory import Station, open_station
 from vision.counter import TrayCounter
@@ -47,46 +50,6 @@ def _writes(method: F) -> F:
         return method(self, *args, **kwargs)
 
     return guarded  # type: ignore[return-value]
-
-
-def with_notes(view: Any) -> Any:
-    """A drop view with ``notes``: the drop cycle's own (how a doubted reading was settled) and, where
-    the rulebooks are silent and the engine's decision shapes this battle (``engine.decisions``), one
-    sentence each, for the CLI and the page to show."""
-    if not isinstance(view, dict) or not isinstance(view.get("battle"), dict):
-        return view
-    from engine import api
-    from engine.errors import BattleInputError
-
-    data = dict(view["battle"])
-    if view.get("resolution") is not None and view.get("tray_after") is not None:
-        data["tray_after"] = view["tray_after"]
-    try:
-        rule_notes = api.notes(data)
-    except BattleInputError:  # a refused reading is the drop's doubt already; it has no notes
-        rule_notes = []
-    kept = list(view.get("notes") or [])  # the drop cycle's own (how its reading was settled)
-    return {**view, "notes": kept + [n for n in rule_notes if n not in kept]}
-
-
-class StationBusy(RuntimeError):
-    """Another process holds this data directory."""
-
-
-def _lock_data_dir(data_dir: Path) -> int:
-    try:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(data_dir / ".tower.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:  # a read-only directory or a full disk: say so before anything moves
-        raise RecordsError(f"cannot use {data_dir} for the records ({exc.strerror or exc}): the station cannot "
-                           "record battles; `tower status` and `tower log` can still read them") from exc
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise StationBusy(f"another tower process is using {data_dir} (the web server or a running command); "
-                          "stop it or use that one") from None
-    return fd
 
 
 def _build_cycle(cfg: StationConfig, store: RecordStore, station: Station, reader: str) -> DropCycle:
@@ -193,18 +156,10 @@ class Table:
         for q in list(self._subscribers):
             q.put(event)
 
-    _LIGHT = {"intent": "ready", "release_started": "busy", "released": "busy", "reading": "busy",
-              "resolution": "ready", "cleaned": "ready", "cancelled": "ready", "release_unknown": "attention",
-              "release_failed": "attention", "resolve_refused": "attention"}
-
     def _show_light(self, event: dict[str, Any]) -> None:
-        """The table's status LED, where there is one: busy while a drop is in the air, attention
-        while the host must act (a doubted reading, a release nobody can vouch for)."""
-        light = getattr(self.station, "status_led", None)
-        state = self._LIGHT.get(event.get("type", ""))
-        if event.get("type") == "reading" and event.get("phase") == "counted":
-            drop = (self.store.state() or {}).get("drop") or {}
-            state = "attention" if drop.get("needs_confirmation") else "busy"
+        """The table's status LED, where there is one (``controller.views.light_for``)."""
+        light = self.station.status_led if self.station is not None else None
+        state = light_for(event, self.store.state() if event.get("type") == "reading" else None)
         if light is None or state is None:
             return
         with contextlib.suppress(OSError):  # a dead LED must not stop a battle
@@ -248,25 +203,8 @@ class Table:
             if state is None:
                 return {"session": None, "drop": None, "records": self.records_health()}
             drop = state["drop"]
-            vouched = state.get("tray_vouched")
-            return {
-                "session": {"session_id": state["session_id"], "players": state["players"],
-                            "emperors_court": state["emperors_court"], "filled": state["filled"],
-                            "started": state["started"],
-                            # the ledger starts from an empty tower: say so until the fill
-                            "empty_before_fill": not state["filled"]},
-                "tray_vouched": vouched if vouched and vouched["tray"] == state["tray"] else None,
-                "supply": state["supply"], "board": state["board"], "tray": state["tray"],
-                "tower": state["tower"], "courtiers": state["courtiers"], "round": state["round"],
-                "parry_card": ses.parry_card_holder(state),
-                "drop": with_notes(self.cycle.drop_view(drop["drop_id"])) if drop else None,
-                "drops_done": state["drops_done"],
-                "conservation": ses.conservation(state),
-                # the game's end (``tower session end``) and the between-battle action an undo takes back
-                "ended": state.get("ended"),
-                "undo": (state.get("undo") or [{}])[-1].get("text") if state.get("undo") else None,
-                "records": self.records_health(),
-            }
+            shown = with_notes(self.cycle.drop_view(drop["drop_id"])) if drop else None
+            return {**status_view(state, shown), "records": self.records_health()}
 
     def records_health(self) -> dict[str, Any]:
         """Whether the station may write: damaged records make it read-only until acknowledged."""
@@ -287,8 +225,6 @@ class Table:
 
     def report(self, session: int | None = None) -> dict[str, Any]:
         """The luck report of a session (default: the current one), plots drawn (controller/report.py)."""
-        from controller.report import build_report
-
         with self._lock:
             records = self.store.records()
         return build_report(records, self.data_dir, session)
@@ -370,8 +306,6 @@ class Table:
                         card: int | None = None) -> dict[str, Any]:
         """A favor card (#3, #8, #14) or the bonus-card benefit puts ``armies`` of the player's own
         supply into the tray (a short supply pays what it has); recorded as ``tray_placement``."""
-        from engine.decisions import tray_placement_note
-
         with self._lock:
             result = self.cycle.place_into_tray(player, armies, source, who, card)
             note = tray_placement_note(player, result["armies"], result["placed"])
@@ -443,14 +377,6 @@ class Table:
             return {**before.as_dict(), "records_now": self.records_health()}
 
 
-def open_records(data_dir: str | Path) -> RecordStore:
-    """The records alone (``tower log``): no devices are opened, no lock is taken for reading."""
-    path = Path(data_dir)
-    if not (path / "records.sqlite3").exists():
-        raise RecordsError(f"there are no records in {path}")
-    return RecordStore.open(path, read_only=True)
-
-
 def read_only(data_dir: str | Path) -> Table:
     """A table over the records alone, for looking (``tower status``, ``tower log``) while another
     process (the web server) holds the station: no devices, no lock, no resuming."""
@@ -480,8 +406,3 @@ def acknowledge_damage(data_dir: str | Path, who: str, note: str = "") -> dict[s
         os.close(lock_fd)
 
 
-def records_dir(config_path: str | Path | None, data_dir: str | Path | None) -> Path:
-    """The data directory a command means: ``--data-dir``, else the config's ``[station] data_dir``."""
-    if data_dir is not None:
-        return Path(data_dir)
-    return load_config(config_path).data_dir
