@@ -17,6 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import cv2
+
+from vision.annotate import annotate
+from vision.errors import UnreadableImage
+from vision.imageio import check_frame, write_image
+from vision.reading import TrayReading
+from vision.settle import SettleDetector
+
 
 @dataclass
 class Observation:
@@ -48,8 +56,6 @@ _WRITER: ThreadPoolExecutor | None = None
 def _raw_png() -> list[int]:
     """The raw photo: lossless PNG at zlib's fast level with the "sub" row filter: on tray photos
     about 4 % larger than OpenCV's default filters and written in about two thirds of the time."""
-    import cv2
-
     return [cv2.IMWRITE_PNG_COMPRESSION, 1, cv2.IMWRITE_PNG_FILTER, cv2.IMWRITE_PNG_FILTER_SUB]
 
 
@@ -98,8 +104,6 @@ class CameraReader:
 
     def _settled_frame(self) -> tuple[Any, bool]:
         """Frames until the tray has been still for ``settle_frames`` frames (or the timeout)."""
-        from vision.settle import SettleDetector
-
         detector = SettleDetector(still_frames=self.settle_frames, timeout_s=self.settle_timeout_s)
         start = time.monotonic()
         while True:
@@ -115,13 +119,6 @@ class CameraReader:
     def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
         """Count the tray; with ``save`` the raw (lossless PNG: the evidence) and the annotated
         (JPEG: for people) photos are written as ``<tag>-raw.png`` and ``<tag>-annotated.jpg``."""
-        import cv2
-
-        from vision.annotate import annotate
-        from vision.errors import UnreadableImage
-        from vision.imageio import check_frame, write_image
-        from vision.reading import TrayReading
-
         if wait_settle:
             frame, settled = self._settled_frame()
         else:

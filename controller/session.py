@@ -38,8 +38,10 @@ from controller.accounts import (  # noqa: F401
 from controller.wording import action_phrase, plural
 from engine import counts as count_maps
 from engine.colours import CUBES_PER_PLAYER, PEASANT_CUBES, PEASANTS, PLAYER_COLOURS
-from engine.court import COURTIERS_PER_PLAYER
+from engine.court import COURTIERS_PER_PLAYER, convert_from_tray
 from engine.events import Event
+from engine.supply import Supplies
+from engine.tray import place_armies_into_tray
 
 # What is in the box (cubes per colour, courtiers per player) is the engine's to say; the session
 # only keeps the account of where those cubes are.
@@ -227,8 +229,6 @@ def court_convert(state: dict[str, Any], player: str, cubes: int) -> tuple[dict[
         raise SessionError("a dice-tower card converts 1, 2 or 3 armies")
     if state["drop"] is not None:
         raise SessionError(f"drop {state['drop']['drop_id']} is still in flight; finish it first")
-    from engine.court import convert_from_tray
-
     left = COURTIERS_PER_PLAYER - state["courtiers"].get(player, 0)
     conversion, tray = convert_from_tray(player, cubes, state["tray"], courtiers_in_supply=left)
     if not conversion.performed:
@@ -273,9 +273,6 @@ def place_into_tray(state: dict[str, Any], player: str, armies: int, source: str
         raise SessionError("fill the tower first (`tower fill`): cards place armies into the tray during the game")
     if state["drop"] is not None:
         raise SessionError(f"drop {state['drop']['drop_id']} is still in flight; finish it first")
-    from engine.supply import Supplies
-    from engine.tray import place_armies_into_tray
-
     supplies = Supplies({c: n for c, n in state["supply"].items() if c in colours(state)})
     placement = place_armies_into_tray(supplies, state["tray"], player, armies)
     new = copy.deepcopy(state)

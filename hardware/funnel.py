@@ -8,12 +8,29 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+
+from gpiozero import AngularServo
+from gpiozero.exc import BadPinFactory
 
 from hardware.errors import ReleaseError
 from hardware.interfaces import FunnelRelease
 
 Sleep = Callable[[float], None]
+
+
+@dataclass(frozen=True)
+class PulseReading:
+    """One commanded position: the angle, the pulse width it asks for and the width the output set."""
+
+    angle: float
+    asked_us: float
+    set_us: float | None
+
+    def text(self) -> str:
+        got = "off" if self.set_us is None else f"{self.set_us:.1f} µs"
+        return f"{self.angle:g}° asked {self.asked_us:.1f} µs, set {got}"
 
 
 def clamp_angle(angle: float, lo: float, hi: float) -> float:
@@ -45,7 +62,7 @@ class ServoTrapdoor(FunnelRelease):
     move_s: float
     _sleep: Sleep
     _lock: threading.Lock
-    readings: dict[float, Any]
+    readings: dict[float, PulseReading]
     _move_errors: tuple[type[BaseException], ...] = (Exception,)
 
     def move_to(self, angle: float) -> Any:
@@ -110,13 +127,11 @@ class GpioServoRelease(ServoTrapdoor):
                  max_angle: float = 180.0, min_pulse_s: float = 0.5e-3, max_pulse_s: float = 2.5e-3,
                  frame_s: float = 20e-3, dwell_s: float = 1.5, move_s: float = 0.4,
                  pin_factory: Any = None, sleep: Sleep = time.sleep) -> None:
-        from gpiozero import AngularServo  # imported here so that merely loading configs never needs it
-
         if min_angle >= max_angle:
             raise ValueError(f"min_angle {min_angle} must be below max_angle {max_angle}")
         self.pin = pin
         self.min_pulse_us, self.max_pulse_us = min_pulse_s * 1e6, max_pulse_s * 1e6
-        self.readings: dict[float, Any] = {}  # angle -> PulseReading (what hw check shows)
+        self.readings: dict[float, PulseReading] = {}  # what hw check shows
         self.min_angle, self.max_angle = float(min_angle), float(max_angle)
         self.closed_angle = clamp_angle(float(closed_angle), self.min_angle, self.max_angle)
         self.open_angle = clamp_angle(float(open_angle), self.min_angle, self.max_angle)
@@ -125,8 +140,6 @@ class GpioServoRelease(ServoTrapdoor):
         self._lock = threading.Lock()
         # The servo starts detached: at power-up we do not know where the trapdoor is, and commanding
         # it blindly could snap it open with cubes in the funnel.
-        from gpiozero.exc import BadPinFactory
-
         try:
             self._servo = AngularServo(pin, initial_angle=None, min_angle=0, max_angle=180,
                                        min_pulse_width=min_pulse_s, max_pulse_width=max_pulse_s,
@@ -138,8 +151,6 @@ class GpioServoRelease(ServoTrapdoor):
 
     def move_to(self, angle: float) -> float:
         """Command an angle (clamped to the calibrated range); returns the angle commanded."""
-        from hardware.servo_pulse import PulseReading
-
         angle = clamp_angle(float(angle), self.min_angle, self.max_angle)
         self._servo.angle = angle
         # read back what the pin library really set: lgpio's PWM keeps whole percent of the frame

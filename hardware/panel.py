@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpiozero import LED, Button
+
 from hardware.interfaces import Buttons, StatusLight
 
 STATES = ("ready", "busy", "attention", "off")
@@ -16,8 +18,6 @@ class GpioButtons(Buttons):
     """A release button wired from a GPIO to ground (the internal pull-up holds it high)."""
 
     def __init__(self, release_pin: int, *, bounce_s: float = 0.05, pin_factory: Any = None) -> None:
-        from gpiozero import Button
-
         self._button = Button(release_pin, pull_up=True, bounce_time=bounce_s or None, pin_factory=pin_factory)
         self.release_pin = release_pin
 
@@ -35,8 +35,6 @@ class GpioStatusLight(StatusLight):
     """One LED: steady when ready, fast blink when busy, slow blink when a person must look, dark off."""
 
     def __init__(self, pin: int, *, pin_factory: Any = None) -> None:
-        from gpiozero import LED
-
         self._led = LED(pin, pin_factory=pin_factory)
         self.pin = pin
         self.state = "off"

@@ -18,6 +18,7 @@ import numpy as np
 
 from hardware.errors import CameraError, CameraTimeout
 from hardware.interfaces import Camera
+from simulation import synth
 from simulation.tray import FrameScene
 from simulation.world import SimWorld
 from vision import geometry as g
@@ -33,12 +34,7 @@ def camera_pose_for(seed: int, width: int, height: int) -> dict[str, float]:
 
 
 def synth_renderer(seed: int) -> Renderer:
-    """A renderer that draws a ``FrameScene`` with ``simulation.synth`` (imported on first use)."""
-    try:
-        from simulation import synth
-    except ImportError as exc:
-        raise CameraError(f"the synthetic renderer (simulation.synth) cannot be loaded: {exc}") from exc
-
+    """A renderer that draws a ``FrameScene`` with ``simulation.synth``."""
     room = random.Random(f"room-{seed}")
     kelvin = room.uniform(3000.0, 6000.0)
 

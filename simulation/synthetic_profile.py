@@ -14,16 +14,13 @@ The shots are taken as a user would: camera straight down at 300 mm, the station
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from calibration.learn import LearnReport, learn_profile
 from simulation.synth import CameraPose, Lighting, Piece, PostFX, Scene, render
 from vision import geometry as geo
-
-if TYPE_CHECKING:
-    from calibration.learn import LearnReport
-    from vision.profile import ColourProfile
+from vision.profile import ColourProfile
 
 CUBES_PER_SHOT = 8
 SHOTS_PER_COLOUR = 2
@@ -81,8 +78,6 @@ def synthetic_calibration_shots(
 
 def learn_synthetic_profile(seed: int = 0) -> tuple[ColourProfile, LearnReport]:
     """Render the calibration shots from ``seed`` and learn a profile from them, with the report."""
-    from calibration.learn import learn_profile  # the counter's learning, imported when needed
-
     empty, samples, courtiers = synthetic_calibration_shots(np.random.default_rng(seed))
     return learn_profile(empty, samples, courtiers)
 
