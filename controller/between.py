@@ -12,8 +12,8 @@ from typing import Any
 
 from controller import accounts as acc
 from controller import session as ses
+from controller.accounts import SessionError, clean
 from controller.game_end import summarise
-from controller.session import SessionError, clean
 from controller.steps import CycleSteps, DropError
 from controller.views import finish_hint
 from engine.tray import favor_card_places_armies
@@ -54,7 +54,8 @@ class BetweenBattles(CycleSteps):
                   immune: list[str] | dict[str, str] | None) -> dict[str, Any]:
         state = ses.set_round(self.state, event, bonus_tiles, immune)
         self._commit("round", state["round"], state)
-        return state["round"]
+        settings: dict[str, Any] = state["round"]
+        return settings
 
     def keep_parry_card(self, player: str | None) -> str | None:
         """Who keeps favor card #4 (``None``: nobody); a revolt they win spends it."""
@@ -179,4 +180,5 @@ class BetweenBattles(CycleSteps):
         new = ses.end_game(state, who, time.time(), summary)
         self._commit("session_end", {"who": who, "session_id": state["session_id"], "summary": summary,
                                      "text": summary["text"]}, new)
-        return new["ended"]
+        ended: dict[str, Any] = new["ended"]
+        return ended

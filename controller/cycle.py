@@ -43,10 +43,10 @@ from typing import Any
 
 from controller import accounts as acc
 from controller import session as ses
+from controller.accounts import SessionError, clean
 from controller.between import BetweenBattles
 from controller.collaborators import BeamBoard, Funnel
 from controller.odds import odds_before_drop
-from controller.session import SessionError, clean
 from controller.steps import DropError, TrayMismatch, mismatch_text
 from controller.verify import question_text, read_verified
 from controller.views import closed_drop_view, drop_view_of, finish_hint

@@ -345,7 +345,7 @@ def vouch_tray(state: dict[str, Any], counts: dict[str, int] | None, who: str,
     """The host vouches for the tray: as the session expects it (``counts`` None) or as ``counts``
     (the difference from, or back to, the supplies). The state, and what came from the supplies."""
     if counts is None:
-        new, moved = dict(state), {}
+        new, moved = dict(state), dict[str, int]()
     else:
         new, moved = set_tray(state, counts)
     new["tray_vouched"] = {"tray": clean(new["tray"]), "who": who, "when": when}

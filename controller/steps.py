@@ -11,9 +11,9 @@ from typing import Any
 
 from controller import accounts as acc
 from controller import session as ses
+from controller.accounts import SessionError, clean
 from controller.collaborators import BeamBoard, Funnel, Hands, NoHands, TrayReader
 from controller.records import RecordStore
-from controller.session import SessionError, clean
 from controller.wording import counts_phrase, difference_phrase
 from hardware.config import DEFAULT_BEAM_CLUMP
 
@@ -80,7 +80,8 @@ class CycleSteps:
         if drop is None or drop["drop_id"] != drop_id:
             current = "none" if drop is None else str(drop["drop_id"])
             raise DropError(f"drop {drop_id} is not the drop in flight (current: {current})")
-        return drop
+        found: dict[str, Any] = drop
+        return found
 
     def check_tray(self) -> dict[str, Any]:
         """Read the tray and compare it with the session's account (done before every plan)."""

@@ -4,7 +4,7 @@ finishes a drop left in flight. Nothing here changes the state or the records.""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 from controller.accounts import conservation, parry_card_holder
 from controller.records import RecordStore
@@ -84,7 +84,15 @@ def closed_drop_view(store: RecordStore, drop_id: int) -> dict[str, Any]:
     return view
 
 
-def with_notes(view: Any) -> Any:
+@overload
+def with_notes(view: dict[str, Any]) -> dict[str, Any]: ...
+
+
+@overload
+def with_notes(view: None) -> None: ...
+
+
+def with_notes(view: dict[str, Any] | None) -> dict[str, Any] | None:
     """A drop view with ``notes``: the drop cycle's own (how a doubted reading was settled) and, where
     the rulebooks are silent and the engine's decision shapes this battle (``engine.decisions``), one
     sentence each, for the CLI and the page to show."""

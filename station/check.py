@@ -78,6 +78,8 @@ def check_station(station: Station, *, settle: Callable[[float], None] = time.sl
         results += [_run("tray board", "handshake", handshake), _run("tray board", "LED ring", leds),
                     _run("tray board", "break-beam", beam), _run("tray board", "vibration", vibration)]
 
+    funnel, camera = station.funnel, station.camera
+
     def sweep() -> str | tuple[str, str]:
         if funnel_loaded:
             return SKIP, f"refused: {funnel_loaded}; a sweep would drop its cubes (finish or cancel the drop first)"
@@ -85,17 +87,19 @@ def check_station(station: Station, *, settle: Callable[[float], None] = time.sl
         if in_funnel:
             held = sum(in_funnel.values())
             return SKIP, f"{held} cubes lie in the funnel; a sweep would drop them"
-        station.funnel.sweep()
-        pulses = getattr(station.funnel, "pulse_report", None)
+        assert funnel is not None
+        funnel.sweep()
+        pulses = getattr(funnel, "pulse_report", None)
         widths = "; pulse " + ", ".join(r.text() for r in pulses()) if pulses is not None and pulses() else ""
-        return f"closed -> open -> closed ({station.funnel.describe()}){widths}"
+        return f"closed -> open -> closed ({funnel.describe()}){widths}"
 
-    if station.funnel is not None:
+    if funnel is not None:
         results.append(_run("funnel", "servo sweep", sweep))
 
     def frame() -> str:
         start = time.monotonic()
-        img = station.camera.capture()
+        assert camera is not None
+        img = camera.capture()
         took = time.monotonic() - start
         if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
             raise ValueError(f"frame is not H x W x 3 uint8 BGR: {getattr(img, 'shape', None)}")
@@ -104,7 +108,7 @@ def check_station(station: Station, *, settle: Callable[[float], None] = time.sl
             raise ValueError(f"black frame (mean grey {mean:.1f}): lens cap, ribbon cable or LED ring?")
         return f"{img.shape[1]}x{img.shape[0]} BGR in {took:.2f} s, mean grey {mean:.0f}"
 
-    if station.camera is not None:
+    if camera is not None:
         results.append(_run("camera", "one frame", frame))
 
     if station.status_led is not None:

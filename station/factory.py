@@ -47,8 +47,8 @@ class Station:
     never for the controller."""
 
     config: StationConfig
-    funnel: FunnelRelease
-    camera: Camera
+    funnel: FunnelRelease | None  # None only where it failed to open with tolerant=True
+    camera: Camera | None  # likewise
     tray_board: TrayBoard | None = None
     buttons: Buttons | None = None
     status_led: StatusLight | None = None
