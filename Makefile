@@ -21,10 +21,12 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-# strict on the engine, the station assembly and the drop cycle (pyproject.toml lists the modules)
+# strict on the engine, the station assembly, the simulation (its renderer not yet) and the drop
+# cycle (pyproject.toml lists the modules)
 typecheck: $(STAMP)
 	$(BIN)/mypy engine
-	$(BIN)/mypy station controller/accounts.py controller/between.py controller/collaborators.py \
+	$(BIN)/mypy station simulation --exclude simulation/synth
+	$(BIN)/mypy controller/accounts.py controller/between.py controller/collaborators.py \
 		controller/cycle.py controller/data_dir.py controller/session.py controller/steps.py controller/table.py \
 		controller/views.py
 

@@ -60,7 +60,7 @@ class SimTrayBoard(TrayBoard):
         self._command("BEAM_RESET", self.table.reset_beam)
 
     def beam_count(self) -> int:
-        return self._command("BEAM_COUNT", self.table.beam_count)
+        return int(self._command("BEAM_COUNT", self.table.beam_count))
 
     def set_leds(self, level: float) -> None:
         if not 0.0 <= level <= 1.0:

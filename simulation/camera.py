@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+import numpy.typing as npt
 
 from hardware.errors import CameraError, CameraTimeout
 from hardware.interfaces import Camera
@@ -23,7 +24,7 @@ from simulation.tray import FrameScene
 from simulation.world import SimWorld
 from vision import geometry as g
 
-Renderer = Callable[[FrameScene, int, int, int], np.ndarray]
+Renderer = Callable[[FrameScene, int, int, int], npt.NDArray[np.uint8]]
 
 
 def camera_pose_for(seed: int, width: int, height: int) -> dict[str, float]:
@@ -38,7 +39,7 @@ def synth_renderer(seed: int) -> Renderer:
     room = random.Random(f"room-{seed}")
     kelvin = room.uniform(3000.0, 6000.0)
 
-    def render(scene: FrameScene, width: int, height: int, frame_seed: int) -> np.ndarray:
+    def render(scene: FrameScene, width: int, height: int, frame_seed: int) -> npt.NDArray[np.uint8]:
         pose = synth.CameraPose(width=width, height=height, **camera_pose_for(seed, width, height))
         pieces = tuple(
             synth.Piece("cube", p.colour, p.x_mm, p.y_mm, yaw_deg=p.angle_deg, z_mm=g.CUBE_EDGE_MM * p.level)
@@ -62,7 +63,7 @@ class SimCamera(Camera):
         self._sleep = sleep
         self.frames = 0
 
-    def capture(self) -> np.ndarray:
+    def capture(self) -> npt.NDArray[np.uint8]:
         faults = self.table.faults
         if faults.strikes("camera_timeout"):
             self._sleep(min(self.timeout_s, 0.05))

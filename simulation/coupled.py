@@ -121,7 +121,7 @@ class SimCoupledRelease(FunnelRelease):
         """The board's own count (never the simulated world's): what a real station would ask."""
         return self.inner.release_counter()
 
-    def _fall(self, board_release: int) -> None:
+    def _fall(self, board_release: int | None) -> None:
         jammed = self.table.faults.strikes("servo_jam")
         out = self.table.release(jammed=jammed, board_release=board_release)
         if out:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
 from calibration.learn import LearnReport, learn_profile
 from simulation.synth import CameraPose, Lighting, Piece, PostFX, Scene, render
@@ -46,7 +47,7 @@ def _grid(n: int, cols: int, rng: np.random.Generator, jitter_mm: float) -> list
 
 
 def _shot(pieces: list[Piece], rng: np.random.Generator, camera: CameraPose, lighting: Lighting,
-          postfx: PostFX) -> np.ndarray:
+          postfx: PostFX) -> npt.NDArray[np.uint8]:
     return render(Scene(tuple(pieces), camera, lighting, postfx), rng)
 
 
@@ -55,12 +56,12 @@ def synthetic_calibration_shots(
     camera: CameraPose = CALIBRATION_CAMERA,
     lighting: Lighting = CALIBRATION_LIGHT,
     postfx: PostFX | None = None,
-) -> tuple[np.ndarray, dict[str, list[np.ndarray]], dict[str, list[np.ndarray]]]:
+) -> tuple[npt.NDArray[np.uint8], dict[str, list[npt.NDArray[np.uint8]]], dict[str, list[npt.NDArray[np.uint8]]]]:
     """``(empty, samples, courtiers)`` as ``learn_profile`` takes them: the empty tray; per colour
     two shots of 8 separate cubes; per player colour one shot of 4 standing pawns (BGR frames)."""
     postfx = postfx or PostFX()
     empty = _shot([], rng, camera, lighting, postfx)
-    samples: dict[str, list[np.ndarray]] = {}
+    samples: dict[str, list[npt.NDArray[np.uint8]]] = {}
     for colour in geo.ALL_COLOURS:
         shots = []
         for _ in range(SHOTS_PER_COLOUR):
@@ -68,7 +69,7 @@ def synthetic_calibration_shots(
                       for x, y in _grid(CUBES_PER_SHOT, 4, rng, 6.0)]
             shots.append(_shot(pieces, rng, camera, lighting, postfx))
         samples[colour] = shots
-    courtiers: dict[str, list[np.ndarray]] = {}
+    courtiers: dict[str, list[npt.NDArray[np.uint8]]] = {}
     for colour in geo.PLAYER_COLOURS:
         pieces = [Piece("courtier", colour, x, y, float(rng.uniform(0, 360)))
                   for x, y in _grid(COURTIERS_PER_SHOT, 2, rng, 10.0)]

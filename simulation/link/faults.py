@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from hardware.link.transport import Transport
 
@@ -38,7 +40,7 @@ class FaultInjectingTransport:
         loss: float = 0.0,
         delay_s: float = 0.0,
         seed: int | None = None,
-        sleep=time.sleep,
+        sleep: Callable[[float], None] = time.sleep,
         reorder: float = 0.0,
     ) -> None:
         for key, value in (("corrupt", corrupt), ("loss", loss), ("reorder", reorder)):
@@ -52,7 +54,7 @@ class FaultInjectingTransport:
         self.loss = loss
         self.delay_s = delay_s
         self.reorder = reorder
-        self._held_writes: list[list] = []  # [frames still to pass, bytes]
+        self._held_writes: list[list[Any]] = []  # [frames still to pass, bytes]
         self._held_read: bytes | None = None
         self.rng = random.Random(seed)
         self.counts = FaultCounts()

@@ -18,7 +18,9 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from firmware import tray_protocol as tp
 from hardware.errors import BoardResetError, LinkError, ReleaseError
@@ -96,7 +98,7 @@ class _ResettingBoard:
 
     def __init__(self, end: InProcessBoard, p: float, rng: random.Random) -> None:
         self.end, self.p, self.rng = end, p, rng
-        self.host_knows = lambda: True  # set once the link exists: has the host seen this boot id?
+        self.host_knows: Callable[[], bool] = lambda: True  # set once the link exists: has the host seen this boot id?
         self.name = end.name
         self.resets = 0
         # what boards that have since been reset did: late copies dropped, retransmissions answered
@@ -169,7 +171,7 @@ def run_soak(
     link.start_heartbeat()
     board = SerialTrayBoard(link)
     funnel = SerialFunnelRelease(board, open_angle=95, closed_angle=12, dwell_s=0.5, move_s=0.2)
-    expected: list[tuple[str, tuple]] = []
+    expected: list[tuple[str, tuple[Any, ...]]] = []
     beam = 0
     releases = 0
     operations = wrong_reads = failures = resets_reported = 0
@@ -179,7 +181,7 @@ def run_soak(
     while link.stats.commands - base < commands:
         operations += 1
         op = rng.randrange(7) if not heartbeat_s or rng.random() > 0.02 else 7
-        action: tuple[str, tuple] | None = None
+        action: tuple[str, tuple[Any, ...]] | None = None
         resets_before = resetting.resets
         try:
             if op == 7:  # the host idles: the heartbeat thread keeps the board's session alive
@@ -256,9 +258,9 @@ def run_soak(
     link.close()
     wall = time.perf_counter() - started
     actions = board_end.all_actions
-    want, got = Counter(expected), Counter(actions)
-    lost = sum((want - got).values())
-    duplicated = sum((got - want).values())
+    asked_count, done_count = Counter(expected), Counter(actions)
+    lost = sum((asked_count - done_count).values())
+    duplicated = sum((done_count - asked_count).values())
     if actions != expected and not (lost or duplicated):
         errors.append("the board carried out the right actions in the wrong order")
         wrong_reads += 1
