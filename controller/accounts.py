@@ -21,6 +21,14 @@ def clean(counts: dict[str, int] | None) -> Counts:
     return count_maps.nonzero({c: int(n) for c, n in (counts or {}).items()})
 
 
+def add(a: dict[str, int], b: dict[str, int], sign: int = 1) -> Counts:
+    """``a + b`` (or ``a - b`` with ``sign=-1``) colour by colour, non-zero entries only."""
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be 1 or -1, not {sign}")
+    b = clean(b)
+    return count_maps.add(a, b) if sign == 1 else count_maps.subtract(a, b)
+
+
 def vouched(state: dict[str, Any]) -> dict[str, Any] | None:
     """The host's word on the tray (``tray_override``), while the tray is still the one vouched for."""
     word: dict[str, Any] | None = state.get("tray_vouched")

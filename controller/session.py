@@ -25,6 +25,7 @@ from typing import Any
 from controller.accounts import (  # noqa: F401
     IMMUNITIES,
     SessionError,
+    add,
     check_player,
     clean,
     colours,
@@ -36,7 +37,6 @@ from controller.accounts import (  # noqa: F401
     vouched,
 )
 from controller.wording import action_phrase, plural
-from engine import counts as count_maps
 from engine.colours import CUBES_PER_PLAYER, PEASANT_CUBES, PEASANTS, PLAYER_COLOURS
 from engine.court import COURTIERS_PER_PLAYER, convert_from_tray
 from engine.events import Event
@@ -47,14 +47,6 @@ from engine.tray import place_armies_into_tray
 # only keeps the account of where those cubes are.
 
 Counts = dict[str, int]
-
-
-def add(a: dict[str, int], b: dict[str, int], sign: int = 1) -> Counts:
-    """``a + b`` (or ``a - b`` with ``sign=-1``) colour by colour, non-zero entries only."""
-    if sign not in (1, -1):
-        raise ValueError(f"sign must be 1 or -1, not {sign}")
-    b = clean(b)
-    return count_maps.add(a, b) if sign == 1 else count_maps.subtract(a, b)
 
 
 def _armies(n: int) -> str:

@@ -29,7 +29,7 @@ from controller.data_dir import lock_data_dir as _lock_data_dir
 from controller.readers import CameraReader, DirectReader, TrayReader
 from controller.records import RecordsError, RecordsReadOnly, RecordStore
 from controller.report import build_report
-from controller.views import closed_drop_view, light_for, status_view, with_notes
+from controller.views import closed_drop_view, light_for, session_drop_ids, status_view, with_notes
 from engine.decisions import tray_placement_note
 from hardware.config import StationConfig, load_config
 from station.factory import Station, open_station
@@ -348,17 +348,9 @@ class Table:
             state = self.store.state()
             if state is None:
                 return []
-            session_start = None
-            drop_ids: list[int] = []
-            for rec in self.store.records():
-                if rec.kind == "session_new":
-                    session_start = rec.seq
-                    drop_ids = []
-                elif rec.kind == "intent" and rec.drop_id is not None and session_start is not None:
-                    drop_ids.append(rec.drop_id)
             current = state["drop"]["drop_id"] if state["drop"] else None
             return [self.cycle.drop_view(d) if d == current else closed_drop_view(self.store, d)
-                    for d in reversed(drop_ids)]
+                    for d in reversed(session_drop_ids(self.store.records()))]
 
     def log(self) -> list[dict[str, Any]]:
         with self._lock:

@@ -4,10 +4,11 @@ finishes a drop left in flight. Nothing here changes the state or the records.""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, overload
 
 from controller.accounts import conservation, parry_card_holder
-from controller.records import RecordStore
+from controller.records import Record, RecordStore
 from controller.steps import DropError
 from controller.summary import instructions, summary
 from engine import api
@@ -145,3 +146,16 @@ def light_for(event: dict[str, Any], state: dict[str, Any] | None) -> str | None
         drop = (state or {}).get("drop") or {}
         light = "attention" if drop.get("needs_confirmation") else "busy"
     return light
+
+
+def session_drop_ids(records: Iterable[Record]) -> list[int]:
+    """The drops planned in the current session (the last ``session_new`` on), oldest first."""
+    session_start = None
+    drop_ids: list[int] = []
+    for rec in records:
+        if rec.kind == "session_new":
+            session_start = rec.seq
+            drop_ids = []
+        elif rec.kind == "intent" and rec.drop_id is not None and session_start is not None:
+            drop_ids.append(rec.drop_id)
+    return drop_ids
