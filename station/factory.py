@@ -57,6 +57,12 @@ class Station:
     failures: dict[str, str] = field(default_factory=dict)  # only with open_station(..., tolerant=True)
     hands: Hands = field(default_factory=NoHands)
 
+    @property
+    def hands_simulated(self) -> bool:
+        """Whether the station moves the cubes itself (a simulated station's hands), so that nobody
+        need be asked to load the funnel or clear the tray."""
+        return not isinstance(self.hands, NoHands)
+
     def colour_profile(self) -> ColourProfile:
         """The counter's colour profile: ``[station] profile`` where one is set, else the profile
         learned on the simulated station's synthetic calibration shots."""
