@@ -173,9 +173,9 @@ def servo_openings(station: str, data_dir: Path, open_angle: float = 100.0) -> i
                 if isinstance(event, dict) and event.get("ev") == "servo" and event.get("v") == open_cdeg:
                     openings += 1
         return openings
-    from hardware.sim.table import SimTable
+    from simulation.world import SimWorld
 
-    return SimTable(data_dir / "sim-world.json").release_count
+    return SimWorld(data_dir / "sim-world.json").release_count
 
 
 def crash_run(data_dir: Path, *, station: str = "default", kills: int = 100, seed: int = 1,
@@ -228,7 +228,7 @@ def check(data_dir: Path, station: str = "default") -> dict[str, Any]:
     """Every promise of the crash run, checked on the records and the devices' own account."""
     from controller import session as ses
     from controller.records import RecordStore
-    from hardware.sim.table import SimTable
+    from simulation.world import SimWorld
 
     store = RecordStore.open(data_dir)
     try:
@@ -241,7 +241,7 @@ def check(data_dir: Path, station: str = "default") -> dict[str, Any]:
         records = store.count()
     finally:
         store.close()
-    sim = SimTable(data_dir / "sim-world.json")
+    sim = SimWorld(data_dir / "sim-world.json")
     problems = []
     if not verify.ok:
         problems.append(f"tower log verify: {verify.problem}")

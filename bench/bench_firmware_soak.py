@@ -151,7 +151,7 @@ RESULT_TAG = "SOAK-RESULT"
 def run_firmware_soak(events: int = 100_000, heap: str = "160k", seed: int = 1, slack: int = 2048,
                       timeout_s: float = 1200.0) -> dict[str, Any]:
     """Run the driver under MicroPython; its figures and a list of problems (empty: it held)."""
-    from hardware.firmware_pty import find_micropython
+    from simulation.firmware_pty import find_micropython
 
     with tempfile.TemporaryDirectory(prefix="fw-soak-") as tmp:
         script = Path(tmp) / "soak.py"

@@ -96,7 +96,7 @@ def instrument(table: Any, clock: Clock) -> None:
     import controller.verify as verify
     from engine import api
 
-    sim, reader, store = table.station.sim, table.cycle.reader, table.store
+    sim, reader, store = table.station.world, table.cycle.reader, table.store
 
     def scene(inner: Any) -> Any:
         s = inner()
@@ -184,7 +184,7 @@ def run(battles: int, seed: int) -> list[dict[str, Any]]:
                     table.new_session(["red", "blue", "yellow"])
                     fill = table.plan({"battle": "initial_fill"})
                     if table.release(fill["drop_id"])["needs_confirmation"]:
-                        table.correct(fill["drop_id"], table.station.sim.tray_contents(), "host")
+                        table.correct(fill["drop_id"], table.station.world.tray_contents(), "host")
                     table.clean()
                 planned = table.plan(BATTLES[i % len(BATTLES)])
                 clock.clear()
@@ -192,7 +192,7 @@ def run(battles: int, seed: int) -> list[dict[str, Any]]:
                 view = table.release(planned["drop_id"])
                 if view["needs_confirmation"]:
                     print(f"battle {i + 1}: the station asked the host ({'; '.join(view['doubts'])}); not timed")
-                    table.correct(planned["drop_id"], table.station.sim.tray_contents(), "host")
+                    table.correct(planned["drop_id"], table.station.world.tray_contents(), "host")
                     continue
                 if not clock.resolved.wait(5):
                     raise SystemExit(f"battle {i + 1}: the resolution never reached the page")

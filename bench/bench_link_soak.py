@@ -24,7 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hardware.link.soak import PtySoakReport, SoakReport, run_pty_soak, run_soak  # noqa: E402
+from simulation.link.soak import SoakReport, run_soak  # noqa: E402
+from simulation.link.soak_pty import PtySoakReport, run_pty_soak  # noqa: E402
 
 
 def _print_report(report: SoakReport | PtySoakReport) -> bool:

@@ -32,7 +32,7 @@ def soak(data_dir: Path, battles: int, seed: int = 1) -> dict[str, Any]:
     checked = 0
     started = time.monotonic()
     with Table.open(data_dir=data_dir, reader="direct") as table:
-        sim = table.cycle.sim
+        sim = table.station.world
 
         def after_drop(kind: str, view: dict[str, Any]) -> None:
             nonlocal checked

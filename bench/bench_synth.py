@@ -20,8 +20,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from vision.settle import SettleDetector  # noqa: E402
-from vision.synth import (  # noqa: E402
+from simulation.synth import (  # noqa: E402
     Scene,
     random_camera,
     random_lighting,
@@ -31,6 +30,7 @@ from vision.synth import (  # noqa: E402
     render_with_truth,
     scatter_cubes,
 )
+from vision.settle import SettleDetector  # noqa: E402
 
 COUNTS = {"red": 10, "blue": 8, "yellow": 7, "purple": 8, "black": 6, "green": 6}
 ROUNDS = 15
@@ -49,7 +49,7 @@ def _median_ms(fn, rounds: int = ROUNDS) -> float:  # type: ignore[no-untyped-de
 def main() -> int:
     cv2.setNumThreads(1)
     rng = np.random.default_rng(1)
-    print("vision.synth, one core (cv2.setNumThreads(1)), median ms per frame")
+    print("simulation.synth, one core (cv2.setNumThreads(1)), median ms per frame")
     for size in ((1280, 960), (1920, 1080)):
         scene = Scene(tuple(scatter_cubes(COUNTS, rng)), random_camera(rng, size), random_lighting(rng, 1.0),
                       random_postfx(rng))

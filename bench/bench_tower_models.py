@@ -39,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hardware.sim.tower import TOWER_MODELS, make_tower_model  # noqa: E402
+from simulation.tower import TOWER_MODELS, make_tower_model  # noqa: E402
 
 PLAYERS = ("red", "blue", "yellow", "purple")
 GAMES = 1000

@@ -1,8 +1,8 @@
 """How exactly the counter reads rendered trays, per hard case (a tuning aid, not a unit test).
 
-Renders N seeded scenes per case with ``vision.synth`` (random camera pose, light, shadow and camera
+Renders N seeded scenes per case with ``simulation.synth`` (random camera pose, light, shadow and camera
 effects within the station's spec), counts them with ``TrayCounter`` on the profile learned from
-synthetic calibration shots (``calibration.synthetic``), and prints, per case, how many were read
+synthetic calibration shots (``simulation.synthetic_profile``), and prints, per case, how many were read
 exactly (cubes equal to the renderer's ``visible_cubes``; for a finger or a coin: unusable, or the
 cubes still exact), plus the first few misreadings. Tune the counter on the physics these cases
 vary, never on one image.
@@ -25,9 +25,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from calibration.synthetic import synthetic_profile  # noqa: E402
-from vision import geometry as geo  # noqa: E402
-from vision.synth import (  # noqa: E402
+from simulation.synth import (  # noqa: E402
     Lighting,
     Piece,
     Scene,
@@ -44,6 +42,8 @@ from vision.synth import (  # noqa: E402
     row_of_cubes,
     scatter_cubes,
 )
+from simulation.synthetic_profile import synthetic_profile  # noqa: E402
+from vision import geometry as geo  # noqa: E402
 
 X0, Y0, X1, Y1 = geo.TRAY_INNER_MM
 CX, CY = (X0 + X1) / 2, (Y0 + Y1) / 2

@@ -3,19 +3,27 @@
 Both readers return an :class:`Observation`, so the drop cycle does not know which it has. The
 camera reader is the station's: it waits until the tray is still, counts the frame with the vision
 counter and writes the raw and the annotated photo into the data directory. The direct reader asks
-the simulated world what lies in its tray; long crash and soak runs use it to test the cycle and
-the records without spending their time rendering and counting photos.
+the simulated world what lies in its tray (through the station, which alone knows it is simulated);
+long crash and soak runs use it to test the cycle and the records without spending their time
+rendering and counting photos.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
+import cv2
+
+from vision.annotate import annotate
+from vision.errors import UnreadableImage
+from vision.imageio import check_frame, write_image
 from vision.reading import TrayReading
+from vision.settle import SettleDetector
 
 #: The drop cycle's name for a tray reading: the very same class as the counter's (one shape from the
 #: counter to the records; ``TrayReading.to_record`` is its form in the records).
@@ -28,8 +36,6 @@ _WRITER: ThreadPoolExecutor | None = None
 def _raw_png() -> list[int]:
     """The raw photo: lossless PNG at zlib's fast level with the "sub" row filter: on tray photos
     about 4 % larger than OpenCV's default filters and written in about two thirds of the time."""
-    import cv2
-
     return [cv2.IMWRITE_PNG_COMPRESSION, 1, cv2.IMWRITE_PNG_FILTER, cv2.IMWRITE_PNG_FILTER_SUB]
 
 
@@ -46,13 +52,14 @@ class TrayReader(Protocol):
 
 
 class DirectReader:
-    """The simulated tray's true contents, as if the counter were perfect (crash and soak runs)."""
+    """The tray's true contents, as if the counter were perfect (crash and soak runs): ``truth`` is
+    the station's ``tray_truth()``, which only a simulated station has."""
 
-    def __init__(self, sim: Any) -> None:
-        self.sim = sim
+    def __init__(self, truth: Callable[[], dict[str, int]]) -> None:
+        self.truth = truth
 
     def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
-        return Observation(cubes=dict(self.sim.tray_contents()), source="direct")
+        return Observation(cubes=dict(self.truth()), source="direct")
 
 
 class CameraReader:
@@ -77,8 +84,6 @@ class CameraReader:
 
     def _settled_frame(self) -> tuple[Any, bool]:
         """Frames until the tray has been still for ``settle_frames`` frames (or the timeout)."""
-        from vision.settle import SettleDetector
-
         detector = SettleDetector(still_frames=self.settle_frames, timeout_s=self.settle_timeout_s)
         start = time.monotonic()
         while True:
@@ -94,12 +99,6 @@ class CameraReader:
     def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
         """Count the tray; with ``save`` the raw (lossless PNG: the evidence) and the annotated
         (JPEG: for people) photos are written as ``<tag>-raw.png`` and ``<tag>-annotated.jpg``."""
-        import cv2
-
-        from vision.annotate import annotate
-        from vision.errors import UnreadableImage
-        from vision.imageio import check_frame, write_image
-
         if wait_settle:
             frame, settled = self._settled_frame()
         else:

@@ -17,6 +17,8 @@ import random
 import sys
 from typing import Any
 
+from controller.table import Table
+
 PLAYERS = ["red", "blue", "yellow", "purple"]
 KINDS = ("attack", "attack_neutral", "revolt", "winter_revolt", "court")
 
@@ -123,8 +125,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reader", choices=("direct", "camera"), default="direct")
     parser.add_argument("--finish", action="store_true", help="only finish the drop in flight, then stop")
     args = parser.parse_args(argv)
-    from controller.table import Table
-
     with Table.open(config_path=args.config, data_dir=args.data_dir, reader=args.reader) as table:
         print("ready", flush=True)
         if args.finish:

@@ -5,7 +5,8 @@ the personal supply (``green``: the common supply of peasants), the armies on th
 (``board``, all counties together), the tray, the tower (the ledger, exact from the initial fill
 on), and the funnel while a drop is in flight. Every change is made by one of the functions here,
 which the drop cycle calls when it commits a record, so that "every colour's cube total is
-conserved" is a property of this module (:func:`conservation`) and not a hope.
+conserved" is a property of this module (checked by ``controller.accounts.conservation``) and
+not a hope.
 
 Also kept: the players and their colours, whether the Emperor's Court is in play, the courtiers
 each player has deployed, the round's event, bonus tiles and each immune player's favor card
@@ -20,11 +21,27 @@ import copy
 import time
 from typing import Any
 
-from controller.wording import plural
-from engine import counts as count_maps
-from engine.colours import CUBES_PER_PLAYER, PEASANT_CUBES, PEASANTS, PLAYER_COLOURS, cubes_in_game
-from engine.court import COURTIERS_PER_PLAYER
+# SessionError, clean, conservation_errors, fill_in_round and supply_for_battle are read here too
+from controller.accounts import (  # noqa: F401
+    IMMUNITIES,
+    SessionError,
+    add,
+    check_player,
+    clean,
+    colours,
+    conservation_errors,
+    fill_in_round,
+    given_counts,
+    immunities,
+    supply_for_battle,
+    vouched,
+)
+from controller.wording import action_phrase, plural
+from engine.colours import CUBES_PER_PLAYER, PEASANT_CUBES, PEASANTS, PLAYER_COLOURS
+from engine.court import COURTIERS_PER_PLAYER, convert_from_tray
 from engine.events import Event
+from engine.supply import Supplies
+from engine.tray import place_armies_into_tray
 
 # What is in the box (cubes per colour, courtiers per player) is the engine's to say; the session
 # only keeps the account of where those cubes are.
@@ -32,34 +49,8 @@ from engine.events import Event
 Counts = dict[str, int]
 
 
-class SessionError(ValueError):
-    """A request that does not fit the session's state (unknown player, too few cubes, ...)."""
-
-
-def clean(counts: dict[str, int] | None) -> Counts:
-    """A count map from outside (JSON, a form) as ints, with only its non-zero entries."""
-    return count_maps.nonzero({c: int(n) for c, n in (counts or {}).items()})
-
-
-def add(a: dict[str, int], b: dict[str, int], sign: int = 1) -> Counts:
-    """``a + b`` (or ``a - b`` with ``sign=-1``) colour by colour, non-zero entries only."""
-    if sign not in (1, -1):
-        raise ValueError(f"sign must be 1 or -1, not {sign}")
-    b = clean(b)
-    return count_maps.add(a, b) if sign == 1 else count_maps.subtract(a, b)
-
-
 def _armies(n: int) -> str:
     return plural(n, "army", "armies")
-
-
-def given_counts(counts: dict[str, Any]) -> str:
-    """Counts as the person gave them, in words (``red=3, pink=1``), never a Python dict."""
-    return ", ".join(f"{c}={n}" for c, n in counts.items()) or "nothing"
-
-
-def total_of(colour: str) -> int:
-    return cubes_in_game(colour)
 
 
 def new_state(players: list[str], emperors_court: bool, session_id: int = 1) -> dict[str, Any]:
@@ -91,29 +82,6 @@ def new_state(players: list[str], emperors_court: bool, session_id: int = 1) -> 
         "next_drop_id": 1,
         "drops_done": 0,
     }
-
-
-def colours(state: dict[str, Any]) -> list[str]:
-    return [*state["players"], PEASANTS]
-
-
-def check_player(state: dict[str, Any], player: str | None, what: str) -> None:
-    if player is not None and player not in state["players"]:
-        raise SessionError(f"{what} {player!r} is not a player of this session ({', '.join(state['players'])})")
-
-
-IMMUNITIES = ("A", "B", "both")
-"""What favor cards #10, #11 and #18 protect against: Combat/Movement A, B, or either."""
-
-
-def immunities(immune: list[str] | dict[str, str] | None) -> dict[str, str]:
-    """The round's immune players as ``{player: "A" | "B" | "both"}``; a bare list (the older form,
-    and the records made before the map) means immune to both actions."""
-    if immune is None:
-        return {}
-    if isinstance(immune, dict):
-        return dict(immune)
-    return dict.fromkeys(immune, "both")
 
 
 def set_round(state: dict[str, Any], event: str | None, bonus_tiles: dict[str, str | None] | None,
@@ -156,31 +124,6 @@ def keep_parry_card(state: dict[str, Any], player: str | None) -> dict[str, Any]
     return new
 
 
-def parry_card_holder(state: dict[str, Any]) -> str | None:
-    """The player keeping favor card #4, if any (records made before the card was kept have none)."""
-    holder: str | None = state.get("parry_card")
-    return holder
-
-
-def fill_in_round(state: dict[str, Any], battle: dict[str, Any]) -> None:
-    """What the session knows of the round and the favor cards, filled into ``battle`` where it
-    does not say: the event, the bonus tiles, each immune player's card (the map form of
-    ``immune``), and ``parry_revolt_marker`` for a revolt against the holder of favor card #4."""
-    rnd = state["round"]
-    battle.setdefault("event", rnd["event"])
-    battle.setdefault("bonus_tiles", dict(rnd["bonus_tiles"]))
-    battle.setdefault("immune", immunities(rnd["immune"]))
-    holder = parry_card_holder(state)
-    if battle.get("battle") == "revolt" and holder is not None and battle.get("defender") == holder:
-        battle.setdefault("parry_revolt_marker", True)
-
-
-def supply_for_battle(state: dict[str, Any]) -> Counts:
-    """Every session colour's supply, 0 included: the contract's ``supply`` map must name every
-    colour a battle may draw on, so an empty supply is said, never left out."""
-    return {c: state["supply"].get(c, 0) for c in colours(state)}
-
-
 def deploy(state: dict[str, Any], player: str, armies: int) -> dict[str, Any]:
     """Armies placed from the player's supply on the map (negative: taken back to the supply)."""
     check_player(state, player, "player")
@@ -195,22 +138,6 @@ def deploy(state: dict[str, Any], player: str, armies: int) -> dict[str, Any]:
     return new
 
 
-def armies_named(battle: dict[str, Any]) -> Counts:
-    """Armies a battle says stand on the map: the attacker's origin county and the contested county."""
-    out: dict[str, int] = {}
-    kind = battle.get("battle")
-    if kind == "attack" and isinstance(battle.get("attacker"), str):
-        origin = battle.get("origin_armies") or 0
-        armies = battle.get("attacking_armies") or 0
-        if isinstance(origin, int) and isinstance(armies, int):
-            out[battle["attacker"]] = max(origin, armies)
-    if kind in ("attack", "revolt", "winter_revolt") and isinstance(battle.get("defender"), str):
-        armies = battle.get("defending_armies") or 0
-        if isinstance(armies, int):
-            out[battle["defender"]] = out.get(battle["defender"], 0) + armies
-    return out
-
-
 def apply_deployment(state: dict[str, Any], assumed_deployed: Counts) -> dict[str, Any]:
     """Armies taken to have been deployed from the supply before this battle (see ``shortfall_on_board``)."""
     if not assumed_deployed:
@@ -223,8 +150,10 @@ def apply_deployment(state: dict[str, Any], assumed_deployed: Counts) -> dict[st
     return new
 
 
-def apply_plan(state: dict[str, Any], drop_id: int, battle: dict[str, Any], plan: dict[str, Any]) -> dict[str, Any]:
-    """Cubes leave the supplies, the counties and the tray for the funnel."""
+def apply_plan(state: dict[str, Any], drop_id: int, battle: dict[str, Any], plan: dict[str, Any],
+               odds: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Cubes leave the supplies, the counties and the tray for the funnel; the drop keeps the odds
+    expected before its release, and the host's word on the tray (which covers one plan) is spent."""
     new = copy.deepcopy(state)
     new["supply"] = add(state["supply"], plan.get("from_supply", {}), -1)
     new["board"] = add(state["board"], plan.get("from_county", {}), -1)
@@ -232,29 +161,10 @@ def apply_plan(state: dict[str, Any], drop_id: int, battle: dict[str, Any], plan
     for colour in colours(state):
         new["supply"].setdefault(colour, 0)
     new["drop"] = {"drop_id": drop_id, "phase": "planned", "battle": battle, "plan": plan,
-                   "funnel": clean(plan.get("drop", {}))}
+                   "funnel": clean(plan.get("drop", {})), "odds": odds}
     new["next_drop_id"] = drop_id + 1
+    new.pop("tray_vouched", None)
     return new
-
-
-def shortfall_on_board(state: dict[str, Any], on_map: Counts) -> Counts:
-    """Armies a battle takes from the map beyond what the session has seen deployed there.
-
-    The station does not watch the map, so when a battle names more armies than the account holds
-    they are taken to have been deployed from the supply earlier; the drop's record says so."""
-    short = {}
-    for colour, n in on_map.items():
-        if colour not in state["players"]:
-            continue  # the engine names an unknown colour better
-        have = state["board"].get(colour, 0)
-        if n > have:
-            short[colour] = n - have
-    for colour, n in short.items():
-        if state["supply"].get(colour, 0) < n:
-            raise SessionError(
-                f"the battle names {on_map[colour]} {colour} armies on the map, but the session knows "
-                f"of only {state['board'].get(colour, 0)} there and {state['supply'].get(colour, 0)} in supply")
-    return short
 
 
 def set_phase(state: dict[str, Any], phase: str, **extra: Any) -> dict[str, Any]:
@@ -286,7 +196,8 @@ def apply_resolution(state: dict[str, Any], tray_after: Counts, result: dict[str
         # that turns the win into a loss) leaves it with them
         won = result.get("outcome") == "defender_wins"
         new["parry_card"] = None if won else battle.get("defender")
-    new["drop"] = {**drop, "phase": "resolved", "tray_after": clean(tray_after), "result": result}
+    new["drop"] = {**drop, "phase": "resolved", "tray_after": clean(tray_after), "result": result,
+                   "needs_confirmation": False}
     return new
 
 
@@ -310,8 +221,6 @@ def court_convert(state: dict[str, Any], player: str, cubes: int) -> tuple[dict[
         raise SessionError("a dice-tower card converts 1, 2 or 3 armies")
     if state["drop"] is not None:
         raise SessionError(f"drop {state['drop']['drop_id']} is still in flight; finish it first")
-    from engine.court import convert_from_tray
-
     left = COURTIERS_PER_PLAYER - state["courtiers"].get(player, 0)
     conversion, tray = convert_from_tray(player, cubes, state["tray"], courtiers_in_supply=left)
     if not conversion.performed:
@@ -356,9 +265,6 @@ def place_into_tray(state: dict[str, Any], player: str, armies: int, source: str
         raise SessionError("fill the tower first (`tower fill`): cards place armies into the tray during the game")
     if state["drop"] is not None:
         raise SessionError(f"drop {state['drop']['drop_id']} is still in flight; finish it first")
-    from engine.supply import Supplies
-    from engine.tray import place_armies_into_tray
-
     supplies = Supplies({c: n for c, n in state["supply"].items() if c in colours(state)})
     placement = place_armies_into_tray(supplies, state["tray"], player, armies)
     new = copy.deepcopy(state)
@@ -390,25 +296,104 @@ def set_tray(state: dict[str, Any], counts: dict[str, int]) -> tuple[dict[str, A
     return new, moved
 
 
-def conservation(state: dict[str, Any]) -> dict[str, dict[str, int]]:
-    """Per colour: where its cubes are, their sum, and the number the game has of them."""
-    out = {}
-    drop = state.get("drop")
-    funnel = drop.get("funnel", {}) if drop and drop.get("phase") not in ("resolved",) else {}
+def cancel_plan(state: dict[str, Any]) -> dict[str, Any]:
+    """A planned drop given up before its release: its cubes go back where they came from."""
+    plan = state["drop"]["plan"]
+    new = dict(state)
+    new["supply"] = add(state["supply"], plan.get("from_supply", {}))
+    new["board"] = add(state["board"], plan.get("from_county", {}))
+    new["tray"] = add(state["tray"], plan.get("from_tray", {}))
+    new["drop"] = None
+    return new
+
+
+def undo_resolution(state: dict[str, Any]) -> dict[str, Any]:
+    """A resolved drop back to its reading (before a correction re-resolves it)."""
+    drop = state["drop"]
+    result = drop["result"]
+    new = dict(state)
+    new["tower"] = add(state["tower"], result.get("tower_delta", {}), -1)
+    new["supply"] = add(state["supply"], result.get("to_supply", {}), -1)
+    new["board"] = add(state["board"], result.get("to_county", {}), -1)
+    new["tray"] = {}
     for colour in colours(state):
-        row = {
-            "supply": state["supply"].get(colour, 0),
-            "board": state["board"].get(colour, 0),
-            "tray": state["tray"].get(colour, 0),
-            "tower": state["tower"].get(colour, 0),
-            "in_flight": funnel.get(colour, 0),
-        }
-        row["total"] = sum(row.values())
-        row["expected"] = total_of(colour)
-        out[colour] = row
-    return out
+        new["supply"].setdefault(colour, 0)
+    if drop["battle"].get("battle") == "initial_fill":
+        new["filled"] = False
+        new["courtiers"] = add(state["courtiers"], result.get("courtiers") or {}, -1)
+    new["drop"] = {k: v for k, v in drop.items() if k not in ("result", "tray_after")}
+    return new
 
 
-def conservation_errors(state: dict[str, Any]) -> list[str]:
-    return [f"{colour}: {row['total']} cubes accounted for, the game has {row['expected']}"
-            for colour, row in conservation(state).items() if row["total"] != row["expected"]]
+def add_correction(state: dict[str, Any], correction: dict[str, Any]) -> dict[str, Any]:
+    """The host's correction (or confirmation) of a reading: the drop is counted again, with it."""
+    new = set_phase(state, "counted")
+    new["drop"]["corrections"] = [*state["drop"].get("corrections", []), correction]
+    return new
+
+
+def vouch_tray(state: dict[str, Any], counts: dict[str, int] | None, who: str,
+               when: float) -> tuple[dict[str, Any], Counts]:
+    """The host vouches for the tray: as the session expects it (``counts`` None) or as ``counts``
+    (the difference from, or back to, the supplies). The state, and what came from the supplies."""
+    if counts is None:
+        new, moved = dict(state), dict[str, int]()
+    else:
+        new, moved = set_tray(state, counts)
+    new["tray_vouched"] = {"tray": clean(new["tray"]), "who": who, "when": when}
+    return new, moved
+
+
+def carry_vouched(state: dict[str, Any], new: dict[str, Any], why: str) -> None:
+    """The host's word on the tray survives a change the station itself made to it (a court
+    conversion, armies a card placed): the tray it vouched for, plus that known change, is still
+    vouched for. Without a word in force there is nothing to carry."""
+    word = vouched(state)
+    if word is None:
+        new.pop("tray_vouched", None)
+        return
+    new["tray_vouched"] = {**word, "tray": clean(new["tray"]), "carried_over": why}
+
+
+UNDOABLE = ("round", "parry_card", "deploy", "court_convert", "court_return", "tray_placement", "session_new")
+"""Between-battle actions that an undo can take back (never a drop's own records)."""
+
+UNDO_DEPTH = 20
+
+
+def with_undo(old: dict[str, Any] | None, new: dict[str, Any], kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """``new`` with the state before this action pushed onto its undo stack (the first session has no
+    state before it, so it cannot be undone)."""
+    if old is None:
+        return new
+    before = {k: v for k, v in old.items() if k != "undo"}
+    stack = [] if kind == "session_new" else list(old.get("undo") or [])
+    entry = {"kind": kind, "text": action_phrase(kind, payload), "before": before}
+    return {**new, "undo": [*stack, entry][-UNDO_DEPTH:]}
+
+
+def without_undo(state: dict[str, Any]) -> dict[str, Any]:
+    """A battle ends what can be undone: its cubes fell on the state before it."""
+    return {k: v for k, v in state.items() if k != "undo"}
+
+
+def undo_last(state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The state before the last between-battle action, and that action's undo entry. A resolved
+    drop waiting for its clean-up (or cleaned since) stays as it is; an undone new session brings
+    the old game back, drop ids staying unique."""
+    stack = list(state.get("undo") or [])
+    last = stack.pop()
+    restored = {**last["before"], "undo": stack}
+    if last["kind"] == "session_new":
+        restored["next_drop_id"] = max(restored["next_drop_id"], state["next_drop_id"])
+    else:
+        for key in ("drop", "drops_done", "next_drop_id"):
+            restored[key] = state[key]
+    return restored, last
+
+
+def end_game(state: dict[str, Any], who: str, when: float, summary: dict[str, Any]) -> dict[str, Any]:
+    """The game ends: its summary kept in the state for the page; nothing left to undo."""
+    new = without_undo(state)
+    new["ended"] = {"who": who, "when": when, "summary": summary}
+    return new

@@ -7,14 +7,14 @@ data directory (an exclusive lock file): two controllers releasing the same funn
 "exactly once" in a way no record could repair.
 
 Opening a table resumes a drop left in flight by a process that died (see ``controller.cycle``).
-On a simulated station the players' hands are played on the simulated world (``controller.hands``):
-the funnel is loaded just before the release and the tray is cleared before the next battle.
+The station (``station.factory``) gives the cycle its devices and the players' hands: on a
+simulated station they are played on the simulated world (the funnel is loaded just before the
+release and the tray is cleared before the next battle); at a real table they do nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import os
 import queue
@@ -23,9 +23,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from controller import session as ses
-from controller.cycle import DropCycle, closed_drop_view
+from controller.cycle import DropCycle
+from controller.data_dir import StationBusy, open_records, records_dir  # noqa: F401  (the CLI's names for them)
+from controller.data_dir import lock_data_dir as _lock_data_dir
+from controller.readers import CameraReader, DirectReader, TrayReader
 from controller.records import RecordsError, RecordsReadOnly, RecordStore
+from controller.report import build_report
+from controller.views import closed_drop_view, light_for, session_drop_ids, status_view, with_notes
+from engine.decisions import tray_placement_note
+from hardware.config import StationConfig, load_config
+from station.factory import Station, open_station
+from vision.counter import TrayCounter
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,81 +52,21 @@ def _writes(method: F) -> F:
     return guarded  # type: ignore[return-value]
 
 
-def with_notes(view: Any) -> Any:
-    """A drop view with ``notes``: the drop cycle's own (how a doubted reading was settled) and, where
-    the rulebooks are silent and the engine's decision shapes this battle (``engine.decisions``), one
-    sentence each, for the CLI and the page to show."""
-    if not isinstance(view, dict) or not isinstance(view.get("battle"), dict):
-        return view
-    from engine import api
-    from engine.errors import BattleInputError
-
-    data = dict(view["battle"])
-    if view.get("resolution") is not None and view.get("tray_after") is not None:
-        data["tray_after"] = view["tray_after"]
-    try:
-        rule_notes = api.notes(data)
-    except BattleInputError:  # a refused reading is the drop's doubt already; it has no notes
-        rule_notes = []
-    kept = list(view.get("notes") or [])  # the drop cycle's own (how its reading was settled)
-    return {**view, "notes": kept + [n for n in rule_notes if n not in kept]}
-
-
-class StationBusy(RuntimeError):
-    """Another process holds this data directory."""
-
-
-def _lock_data_dir(data_dir: Path) -> int:
-    try:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(data_dir / ".tower.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:  # a read-only directory or a full disk: say so before anything moves
-        raise RecordsError(f"cannot use {data_dir} for the records ({exc.strerror or exc}): the station cannot "
-                           "record battles; `tower status` and `tower log` can still read them") from exc
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise StationBusy(f"another tower process is using {data_dir} (the web server or a running command); "
-                          "stop it or use that one") from None
-    return fd
-
-
-def _counter_for(cfg: Any) -> Any:
-    from vision.counter import TrayCounter
-
-    if cfg.station.profile:
-        from calibration.profile import load_profile
-
-        profile = load_profile(Path(cfg.station.profile).expanduser())
-    else:
-        from calibration.synthetic import synthetic_profile
-
-        profile = synthetic_profile()
-    return TrayCounter(profile)
-
-
-def _build_cycle(cfg: Any, store: RecordStore, station: Any, reader: str) -> DropCycle:
-    sim = getattr(station, "sim", None)
+def _build_cycle(cfg: StationConfig, store: RecordStore, station: Station, reader: str) -> DropCycle:
+    """The drop cycle over the station's devices; the tray read by the camera and the vision counter,
+    or (``reader="direct"``, a simulated station only) as the station says the tray truly is."""
+    tray_reader: TrayReader
     if reader == "direct":
-        if sim is None:
+        truth = station.tray_truth()
+        if truth is None:
             raise ValueError("the direct tray reading needs a simulated station")
-        from controller.readers import DirectReader
-
-        tray_reader: Any = DirectReader(sim)
+        tray_reader = DirectReader(truth)
     else:
-        from controller.readers import CameraReader
-
-        tray_reader = CameraReader(station.camera, lambda: _counter_for(cfg), cfg.data_dir / "images",
-                                   settle_frames=cfg.station.settle_frames,
+        tray_reader = CameraReader(station.camera, lambda: TrayCounter(station.colour_profile()),
+                                   cfg.data_dir / "images", settle_frames=cfg.station.settle_frames,
                                    settle_timeout_s=cfg.station.settle_timeout_s)
-    hands = None
-    if sim is not None:
-        from controller.hands import SimHands
-
-        hands = SimHands(sim)
-    cycle = DropCycle(store, funnel=station.funnel, reader=tray_reader, board=getattr(station, "board", None),
-                      sim=sim, hands=hands, beam_clump=cfg.board.beam_clump)
+    cycle = DropCycle(store, funnel=station.funnel, reader=tray_reader, tray_board=station.tray_board,
+                      hands=station.hands, beam_clump=cfg.board.beam_clump)
     cycle.odds_model = cfg.station.odds_model
     return cycle
 
@@ -148,9 +96,6 @@ class Table:
         ``reader="direct"`` reads a simulated tray's contents instead of photographing it (long
         crash and soak runs); it needs a simulated station. ``None``: the config's
         ``[sim] tray_reading`` (``"camera"`` unless a benchmark's config says otherwise)."""
-        from hardware.config import load_config
-        from hardware.station import open_station
-
         cfg = config if config is not None else load_config(config_path)
         if data_dir is not None:
             cfg = cfg.replace(station={"data_dir": str(Path(data_dir).resolve())})
@@ -211,18 +156,10 @@ class Table:
         for q in list(self._subscribers):
             q.put(event)
 
-    _LIGHT = {"intent": "ready", "release_started": "busy", "released": "busy", "reading": "busy",
-              "resolution": "ready", "cleaned": "ready", "cancelled": "ready", "release_unknown": "attention",
-              "release_failed": "attention", "resolve_refused": "attention"}
-
     def _show_light(self, event: dict[str, Any]) -> None:
-        """The table's status LED, where there is one: busy while a drop is in the air, attention
-        while the host must act (a doubted reading, a release nobody can vouch for)."""
-        light = getattr(self.station, "status_led", None)
-        state = self._LIGHT.get(event.get("type", ""))
-        if event.get("type") == "reading" and event.get("phase") == "counted":
-            drop = (self.store.state() or {}).get("drop") or {}
-            state = "attention" if drop.get("needs_confirmation") else "busy"
+        """The table's status LED, where there is one (``controller.views.light_for``)."""
+        light = self.station.status_led if self.station is not None else None
+        state = light_for(event, self.store.state() if event.get("type") == "reading" else None)
         if light is None or state is None:
             return
         with contextlib.suppress(OSError):  # a dead LED must not stop a battle
@@ -266,25 +203,8 @@ class Table:
             if state is None:
                 return {"session": None, "drop": None, "records": self.records_health()}
             drop = state["drop"]
-            vouched = state.get("tray_vouched")
-            return {
-                "session": {"session_id": state["session_id"], "players": state["players"],
-                            "emperors_court": state["emperors_court"], "filled": state["filled"],
-                            "started": state["started"],
-                            # the ledger starts from an empty tower: say so until the fill
-                            "empty_before_fill": not state["filled"]},
-                "tray_vouched": vouched if vouched and vouched["tray"] == state["tray"] else None,
-                "supply": state["supply"], "board": state["board"], "tray": state["tray"],
-                "tower": state["tower"], "courtiers": state["courtiers"], "round": state["round"],
-                "parry_card": ses.parry_card_holder(state),
-                "drop": with_notes(self.cycle.drop_view(drop["drop_id"])) if drop else None,
-                "drops_done": state["drops_done"],
-                "conservation": ses.conservation(state),
-                # the game's end (``tower session end``) and the between-battle action an undo takes back
-                "ended": state.get("ended"),
-                "undo": (state.get("undo") or [{}])[-1].get("text") if state.get("undo") else None,
-                "records": self.records_health(),
-            }
+            shown = with_notes(self.cycle.drop_view(drop["drop_id"])) if drop else None
+            return {**status_view(state, shown), "records": self.records_health()}
 
     def records_health(self) -> dict[str, Any]:
         """Whether the station may write: damaged records make it read-only until acknowledged."""
@@ -305,8 +225,6 @@ class Table:
 
     def report(self, session: int | None = None) -> dict[str, Any]:
         """The luck report of a session (default: the current one), plots drawn (controller/report.py)."""
-        from controller.report import build_report
-
         with self._lock:
             records = self.store.records()
         return build_report(records, self.data_dir, session)
@@ -388,8 +306,6 @@ class Table:
                         card: int | None = None) -> dict[str, Any]:
         """A favor card (#3, #8, #14) or the bonus-card benefit puts ``armies`` of the player's own
         supply into the tray (a short supply pays what it has); recorded as ``tray_placement``."""
-        from engine.decisions import tray_placement_note
-
         with self._lock:
             result = self.cycle.place_into_tray(player, armies, source, who, card)
             note = tray_placement_note(player, result["armies"], result["placed"])
@@ -432,17 +348,9 @@ class Table:
             state = self.store.state()
             if state is None:
                 return []
-            session_start = None
-            drop_ids: list[int] = []
-            for rec in self.store.records():
-                if rec.kind == "session_new":
-                    session_start = rec.seq
-                    drop_ids = []
-                elif rec.kind == "intent" and rec.drop_id is not None and session_start is not None:
-                    drop_ids.append(rec.drop_id)
             current = state["drop"]["drop_id"] if state["drop"] else None
             return [self.cycle.drop_view(d) if d == current else closed_drop_view(self.store, d)
-                    for d in reversed(drop_ids)]
+                    for d in reversed(session_drop_ids(self.store.records()))]
 
     def log(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -459,14 +367,6 @@ class Table:
             before = self.store.acknowledge(who, note)
             self._publish({"type": "damage_acknowledged", "drop_id": None})
             return {**before.as_dict(), "records_now": self.records_health()}
-
-
-def open_records(data_dir: str | Path) -> RecordStore:
-    """The records alone (``tower log``): no devices are opened, no lock is taken for reading."""
-    path = Path(data_dir)
-    if not (path / "records.sqlite3").exists():
-        raise RecordsError(f"there are no records in {path}")
-    return RecordStore.open(path, read_only=True)
 
 
 def read_only(data_dir: str | Path) -> Table:
@@ -498,10 +398,3 @@ def acknowledge_damage(data_dir: str | Path, who: str, note: str = "") -> dict[s
         os.close(lock_fd)
 
 
-def records_dir(config_path: str | Path | None, data_dir: str | Path | None) -> Path:
-    """The data directory a command means: ``--data-dir``, else the config's ``[station] data_dir``."""
-    if data_dir is not None:
-        return Path(data_dir)
-    from hardware.config import load_config
-
-    return load_config(config_path).data_dir

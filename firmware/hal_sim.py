@@ -1,7 +1,7 @@
 """A simulated tray-board HAL: no pins, every output recorded, beam pulses injectable.
 
 Used when the firmware runs on a host: under the MicroPython unix port on a pseudo-terminal (see
-``hardware/firmware_pty.py``) and in-process on CPython (the link soak benchmark and the tests).
+``simulation/firmware_pty.py``) and in-process on CPython (the link soak benchmark and the tests).
 Each output change is kept in ``events``, a ring of the last ``EVENT_RING`` changes (the board's
 memory is bounded: a list here ran the unix port out of heap after about a thousand events), and,
 when a ``log`` stream is given, written to it as one JSON line (``{"t": ms, "ev": "servo", "v":

@@ -118,7 +118,7 @@ class StatusLedSection:
 
 @dataclass(frozen=True)
 class FaultsSection:
-    """Starting fault rates of the simulated world (tests change them at run time on ``SimTable.faults``)."""
+    """Starting fault rates of the simulated world (tests change them at run time on ``SimWorld.faults``)."""
 
     servo_jam: float = _spec(0.0, lo=0.0, hi=1.0, doc="share of releases whose trapdoor sticks")
     camera_timeout: float = _spec(0.0, lo=0.0, hi=1.0, doc="share of captures that time out")
@@ -131,7 +131,7 @@ class FaultsSection:
 
 @dataclass(frozen=True)
 class SimSection:
-    tower_model: str = _spec("spielbyweb", choices=TOWER_MODELS, doc="hardware/sim/tower.py")
+    tower_model: str = _spec("spielbyweb", choices=TOWER_MODELS, doc="simulation/tower.py")
     seed: int = _spec(1, lo=0, hi=2**31 - 1, doc="the simulated world's random seed (tower, tray, camera)")
     state_file: str = _spec("", doc="persisted world; empty: sim-world.json in station.data_dir")
     motion_frames: int = _spec(4, lo=0, hi=50, doc="frames with cubes still rolling after a release")

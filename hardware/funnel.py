@@ -1,6 +1,6 @@
-"""Funnel releases: the servo-held trapdoor driven by gpiozero, and its simulated twin.
+"""Funnel releases: the servo-held trapdoor driven by gpiozero.
 
-The serial backend (the tray board moves the servo) lives with the link in ``hardware/serial_board.py``.
+The simulated twin lives in ``simulation/funnel.py``. The serial backend (the tray board moves the servo) lives with the link in ``hardware/serial_board.py``.
 """
 
 from __future__ import annotations
@@ -8,12 +8,29 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from gpiozero import AngularServo
+from gpiozero.exc import BadPinFactory
+
 from hardware.errors import ReleaseError
-from hardware.interfaces import FunnelRelease, ReleaseCounter
+from hardware.interfaces import FunnelRelease
 
 Sleep = Callable[[float], None]
+
+
+@dataclass(frozen=True)
+class PulseReading:
+    """One commanded position: the angle, the pulse width it asks for and the width the output set."""
+
+    angle: float
+    asked_us: float
+    set_us: float | None
+
+    def text(self) -> str:
+        got = "off" if self.set_us is None else f"{self.set_us:.1f} µs"
+        return f"{self.angle:g}° asked {self.asked_us:.1f} µs, set {got}"
 
 
 def clamp_angle(angle: float, lo: float, hi: float) -> float:
@@ -45,7 +62,7 @@ class ServoTrapdoor(FunnelRelease):
     move_s: float
     _sleep: Sleep
     _lock: threading.Lock
-    readings: dict[float, Any]
+    readings: dict[float, PulseReading]
     _move_errors: tuple[type[BaseException], ...] = (Exception,)
 
     def move_to(self, angle: float) -> Any:
@@ -109,13 +126,11 @@ class GpioServoRelease(ServoTrapdoor):
                  max_angle: float = 180.0, min_pulse_s: float = 0.5e-3, max_pulse_s: float = 2.5e-3,
                  frame_s: float = 20e-3, dwell_s: float = 1.5, move_s: float = 0.4,
                  pin_factory: Any = None, sleep: Sleep = time.sleep) -> None:
-        from gpiozero import AngularServo  # imported here so that merely loading configs never needs it
-
         if min_angle >= max_angle:
             raise ValueError(f"min_angle {min_angle} must be below max_angle {max_angle}")
         self.pin = pin
         self.min_pulse_us, self.max_pulse_us = min_pulse_s * 1e6, max_pulse_s * 1e6
-        self.readings: dict[float, Any] = {}  # angle -> PulseReading (what hw check shows)
+        self.readings: dict[float, PulseReading] = {}  # what hw check shows
         self.min_angle, self.max_angle = float(min_angle), float(max_angle)
         self.closed_angle = clamp_angle(float(closed_angle), self.min_angle, self.max_angle)
         self.open_angle = clamp_angle(float(open_angle), self.min_angle, self.max_angle)
@@ -124,8 +139,6 @@ class GpioServoRelease(ServoTrapdoor):
         self._lock = threading.Lock()
         # The servo starts detached: at power-up we do not know where the trapdoor is, and commanding
         # it blindly could snap it open with cubes in the funnel.
-        from gpiozero.exc import BadPinFactory
-
         try:
             self._servo = AngularServo(pin, initial_angle=None, min_angle=0, max_angle=180,
                                        min_pulse_width=min_pulse_s, max_pulse_width=max_pulse_s,
@@ -137,8 +150,6 @@ class GpioServoRelease(ServoTrapdoor):
 
     def move_to(self, angle: float) -> float:
         """Command an angle (clamped to the calibrated range); returns the angle commanded."""
-        from hardware.servo_pulse import PulseReading
-
         angle = clamp_angle(float(angle), self.min_angle, self.max_angle)
         self._servo.angle = angle
         # read back what the pin library really set: lgpio's PWM keeps whole percent of the frame
@@ -160,38 +171,3 @@ class GpioServoRelease(ServoTrapdoor):
     def describe(self) -> str:
         return (f"servo on GPIO{self.pin}: closed {self.closed_angle:g}°, open {self.open_angle:g}°, "
                 f"dwell {self.dwell_s:g} s")
-
-
-class SimFunnelRelease(FunnelRelease):
-    """The simulated trapdoor: a release moves the simulated funnel's cubes into the tower.
-
-    A servo jam (fault ``servo_jam``) is silent, as on the real station where the servo cannot tell
-    that the trapdoor stuck: the cubes stay in the funnel and the controller must notice from the
-    beam count and the tray.
-    """
-
-    def __init__(self, table: Any, *, dwell_s: float = 0.0, sleep: Sleep = time.sleep) -> None:
-        self.table = table
-        self.dwell_s = dwell_s
-        self._sleep = sleep
-        self.sweeps = 0
-
-    def release(self) -> None:
-        jammed = self.table.faults.strikes("servo_jam")
-        if self.dwell_s:
-            self._sleep(self.dwell_s)
-        self.table.release(jammed=jammed)
-
-    def release_counter(self) -> ReleaseCounter:
-        """The simulated servo's own count: saved in the world's file in the same atomic write as
-        the cubes' move, so it survives the controller's death exactly as the cubes do."""
-        return ReleaseCounter(self.table.release_count, None, True)
-
-    def sweep(self) -> None:
-        """Open and close without a battle. As on the real station, cubes left in the funnel fall."""
-        self.sweeps += 1
-        if self.table.funnel_contents():
-            self.table.release(jammed=False)
-
-    def describe(self) -> str:
-        return f"simulated servo ({self.table.tower.name} tower)"

@@ -23,11 +23,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hardware.errors import ReleaseError
-from hardware.funnel import ServoTrapdoor, clamp_angle
+from hardware.funnel import PulseReading, ServoTrapdoor, clamp_angle
 
 #: Raspberry Pi 5 (RP1) hardware PWM channels of the header's PWM pins (pwmchip0 on current kernels).
 PI5_PWM_CHANNELS = {12: 0, 13: 1, 18: 2, 19: 3}
@@ -42,19 +41,6 @@ class PulseOutput(Protocol):
         """Send pulses of ``width_us`` every frame; returns the width actually set (``None``: off)."""
 
     def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class PulseReading:
-    """One commanded position: the angle, the pulse width it asks for and the width the output set."""
-
-    angle: float
-    asked_us: float
-    set_us: float | None
-
-    def text(self) -> str:
-        got = "off" if self.set_us is None else f"{self.set_us:.1f} µs"
-        return f"{self.angle:g}° asked {self.asked_us:.1f} µs, set {got}"
 
 
 class SysfsPwmOutput:

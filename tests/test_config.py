@@ -131,4 +131,4 @@ def test_the_beam_clump_rate_reaches_the_simulated_beam_and_the_drop_cycle(tmp_p
     assert load_config(None).board.beam_clump == DEFAULT_BEAM_CLUMP > 0  # a real beam misses clumps
     cfg = _load(tmp_path, f"[station]\ndata_dir = '{tmp_path / 'data'}'\n[board]\nbackend = 'sim'\nbeam_clump = 0.25\n")
     with Table.open(config=cfg, reader="direct") as table:
-        assert table.station.sim.beam_clump == 0.25 and table.cycle.beam_clump == 0.25
+        assert table.station.world.beam_clump == 0.25 and table.cycle.beam_clump == 0.25

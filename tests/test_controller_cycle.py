@@ -10,11 +10,13 @@ import pytest
 
 from controller import session as ses
 from controller.cycle import DropCycle, DropError, TrayMismatch
-from controller.hands import SimHands
 from controller.readers import DirectReader, Observation
 from controller.records import RecordStore
-from hardware.funnel import SimFunnelRelease
-from hardware.sim.table import SimTable
+from hardware.interfaces import ReleaseCounter
+from simulation.funnel import SimFunnelRelease
+from simulation.hands import SimHands
+from simulation.world import SimWorld
+from station.hands import NoHands
 
 
 class Crash(BaseException):
@@ -22,11 +24,15 @@ class Crash(BaseException):
 
 
 class CrashingFunnel:
-    """A simulated funnel that dies just before or just after the trapdoor moves."""
+    """A simulated funnel that dies just before or just after the trapdoor moves; ``counted=False``
+    is a bare servo that keeps no release count."""
 
-    def __init__(self, sim: SimTable, when: str) -> None:
+    def __init__(self, sim: SimWorld, when: str, counted: bool = True) -> None:
         self.inner = SimFunnelRelease(sim)
-        self.when = when
+        self.when, self.counted = when, counted
+
+    def release_counter(self) -> ReleaseCounter | None:
+        return self.inner.release_counter() if self.counted else None
 
     def release(self) -> None:
         if self.when == "before":
@@ -38,13 +44,13 @@ class CrashingFunnel:
 class World:
     def __init__(self, tmp: Path, seed: int = 7) -> None:
         self.tmp = tmp
-        self.sim = SimTable(tmp / "sim-world.json", seed=seed)
+        self.sim = SimWorld(tmp / "sim-world.json", seed=seed)
 
-    def cycle(self, funnel: Any = None, reader: Any = None, hands: bool = True, sim: bool = True,
-              board: Any = None) -> DropCycle:
+    def cycle(self, funnel: Any = None, reader: Any = None, hands: bool = True, board: Any = None) -> DropCycle:
         store = RecordStore.open(self.tmp)
-        return DropCycle(store, funnel=funnel or SimFunnelRelease(self.sim), reader=reader or DirectReader(self.sim),
-                         sim=self.sim if sim else None, hands=SimHands(self.sim) if hands else None, board=board)
+        return DropCycle(store, funnel=funnel or SimFunnelRelease(self.sim),
+                         reader=reader or DirectReader(self.sim.tray_contents),
+                         hands=SimHands(self.sim) if hands else NoHands(), tray_board=board)
 
 
 ATTACK = {"battle": "attack", "attacker": "blue", "attacking_armies": 4, "defender": "yellow",
@@ -149,7 +155,7 @@ def test_without_a_release_counter_the_host_decides(tmp_path: Path) -> None:
     planned = cyc.plan(ATTACK)
     with pytest.raises(Crash):
         world.cycle(funnel=CrashingFunnel(world.sim, "after")).release(planned["drop_id"])
-    bare = world.cycle(funnel=CrashingFunnel(world.sim, "before"), sim=False)  # a bare servo: no counter, no beam
+    bare = world.cycle(funnel=CrashingFunnel(world.sim, "before", counted=False))  # a bare servo: no counter, no beam
     view = bare.resume()
     assert view is not None and view["phase"] == "release_unknown"
     with pytest.raises(DropError):
@@ -160,7 +166,7 @@ def test_without_a_release_counter_the_host_decides(tmp_path: Path) -> None:
 class ScriptedReader:
     """Returns the given readings in turn (then the true tray)."""
 
-    def __init__(self, sim: SimTable, readings: list[Observation]) -> None:
+    def __init__(self, sim: SimWorld, readings: list[Observation]) -> None:
         self.sim, self.readings, self.tags = sim, list(readings), []
 
     def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
@@ -171,7 +177,7 @@ class ScriptedReader:
 
 
 class FakeBoard:
-    def __init__(self, sim: SimTable) -> None:
+    def __init__(self, sim: SimWorld) -> None:
         self.sim, self.vibrations = sim, 0
 
     def reset_beam(self) -> None:
@@ -283,8 +289,11 @@ def test_a_jammed_trapdoor_is_a_doubt_never_a_second_release(tmp_path: Path) -> 
 class FailingFunnel:
     """A servo that reports an error, having moved (``moved=True``) or not."""
 
-    def __init__(self, sim: SimTable, moved: bool) -> None:
+    def __init__(self, sim: SimWorld, moved: bool) -> None:
         self.inner, self.moved = SimFunnelRelease(sim), moved
+
+    def release_counter(self) -> ReleaseCounter | None:
+        return self.inner.release_counter()
 
     def release(self) -> None:
         if self.moved:
@@ -309,7 +318,7 @@ def test_a_failed_release_is_settled_by_the_release_counter(tmp_path: Path) -> N
 class PhotoReader:
     """Writes a 'photo' per read (its tag and content) and returns the scripted counts, then the truth."""
 
-    def __init__(self, sim: SimTable, images: Path, readings: list[dict[str, int]]) -> None:
+    def __init__(self, sim: SimWorld, images: Path, readings: list[dict[str, int]]) -> None:
         self.sim, self.images, self.readings = sim, images, list(readings)
 
     def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
@@ -340,7 +349,7 @@ def test_every_read_of_a_drop_keeps_its_photo_and_a_reread_overwrites_none(tmp_p
 class BoardFunnel:
     """A funnel whose counter is a tray board's: a boot id, and persistent or not."""
 
-    def __init__(self, sim: SimTable, *, persistent: bool, crash_after: bool = False, world_sees: bool = True) -> None:
+    def __init__(self, sim: SimWorld, *, persistent: bool, crash_after: bool = False, world_sees: bool = True) -> None:
         self.sim, self.persistent, self.crash_after, self.world_sees = sim, persistent, crash_after, world_sees
         self.count, self.boot = 5, 0xA
 
@@ -396,7 +405,7 @@ def test_a_beam_count_after_a_crash_is_evidence_for_the_host_not_a_release(tmp_p
     with pytest.raises(Crash):
         world.cycle(funnel=CrashingFunnel(world.sim, "before"), board=board).release(planned["drop_id"])
     world.sim._beam = 1  # one cube's worth of beam breaks, yet the funnel never opened
-    bare = world.cycle(funnel=CrashingFunnel(world.sim, "before"), sim=False, board=board)
+    bare = world.cycle(funnel=CrashingFunnel(world.sim, "before", counted=False), board=board)
     view = bare.resume()
     assert view is not None and view["phase"] == "release_unknown"
     record = bare.store.records(planned["drop_id"])[-1]

@@ -40,7 +40,7 @@ def test_each_between_battle_action_is_undone_by_a_record_and_nothing_is_erased(
         after = table.status()
         assert after["tray"] == start["tray"] and after["supply"] == start["supply"]
         assert after["round"]["event"] == "churches_safe"  # only the last action is taken back
-        assert table.cycle.sim.tray_contents() == start["tray"]  # the simulated hands took the cubes out
+        assert table.station.world.tray_contents() == start["tray"]  # the simulated hands took the cubes out
 
         table.undo("anna")
         assert table.status()["round"] == start["round"]

@@ -16,13 +16,13 @@ import pytest
 
 from controller import session as ses
 from controller.cycle import DropCycle
-from controller.hands import SimHands
 from controller.readers import DirectReader, Observation
 from controller.records import RecordStore
 from controller.session import SessionError
-from hardware.funnel import SimFunnelRelease
-from hardware.sim.board import SimTrayBoard
-from hardware.sim.table import SimTable
+from simulation.board import SimTrayBoard
+from simulation.funnel import SimFunnelRelease
+from simulation.hands import SimHands
+from simulation.world import SimWorld
 
 ATTACK = {"battle": "attack", "attacker": "blue", "attacking_armies": 6, "defender": "yellow",
           "defending_armies": 5}
@@ -31,7 +31,7 @@ ATTACK = {"battle": "attack", "attacker": "blue", "attacking_armies": 6, "defend
 class HesitatingReader:
     """Reads the true tray after a drop, then lets ``hesitate`` turn it into a doubted observation."""
 
-    def __init__(self, sim: SimTable, hesitate: Callable[[dict[str, int]], Observation]) -> None:
+    def __init__(self, sim: SimWorld, hesitate: Callable[[dict[str, int]], Observation]) -> None:
         self.sim, self.hesitate, self.tags = sim, hesitate, []  # type: ignore[var-annotated]
 
     def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
@@ -40,11 +40,11 @@ class HesitatingReader:
         return self.hesitate(truth) if tag.startswith("drop-") else Observation(cubes=truth, source="direct")
 
 
-def _world(tmp: Path) -> tuple[SimTable, DropCycle]:
-    sim = SimTable(tmp / "sim-world.json", seed=5, beam_clump=0.0)  # this test's beam counts exactly
+def _world(tmp: Path) -> tuple[SimWorld, DropCycle]:
+    sim = SimWorld(tmp / "sim-world.json", seed=5, beam_clump=0.0)  # this test's beam counts exactly
     store = RecordStore.open(tmp)
-    cyc = DropCycle(store, funnel=SimFunnelRelease(sim), reader=DirectReader(sim), sim=sim, hands=SimHands(sim),
-                    board=SimTrayBoard(sim))
+    cyc = DropCycle(store, funnel=SimFunnelRelease(sim), reader=DirectReader(sim.tray_contents), hands=SimHands(sim),
+                    tray_board=SimTrayBoard(sim))
     cyc.new_session(["red", "blue", "yellow"])
     cyc.release(cyc.plan({"battle": "initial_fill"})["drop_id"])
     for p in ("red", "blue", "yellow"):
@@ -165,8 +165,8 @@ def test_a_reconciled_reading_is_resolved_as_reconciled_after_a_crash(tmp_path: 
     with pytest.raises(Crash):
         cyc.release(drop_id)
     assert cyc.state["drop"]["phase"] == "counted"
-    again = DropCycle(cyc.store, funnel=SimFunnelRelease(sim), reader=DirectReader(sim), sim=sim,
-                      hands=SimHands(sim), board=SimTrayBoard(sim))
+    again = DropCycle(cyc.store, funnel=SimFunnelRelease(sim), reader=DirectReader(sim.tray_contents),
+                      hands=SimHands(sim), tray_board=SimTrayBoard(sim))
     view = again.resume()
     assert view is not None and view["phase"] == "resolved"
     assert view["tray_after"] == ses.clean(sim.tray_contents())  # the reconciled tray, not the camera's

@@ -76,9 +76,9 @@ def test_a_killed_table_is_resumed_on_open(tmp_path: Path) -> None:
     table.close()
     with Table.open(data_dir=tmp_path, reader="direct") as again:
         assert again.resumed is not None and again.resumed["phase"] == "planned"
-        assert again.cycle.sim.release_count == 1
+        assert again.station.world.release_count == 1
         assert again.release(planned["drop_id"])["phase"] == "resolved"
-        assert again.cycle.sim.release_count == 2
+        assert again.station.world.release_count == 2
 
 
 def test_a_battle_read_from_the_simulated_camera(tmp_path: Path) -> None:
@@ -88,7 +88,7 @@ def test_a_battle_read_from_the_simulated_camera(tmp_path: Path) -> None:
         assert view["reading"]["source"] == "camera"
         assert (tmp_path / view["image"]).is_file() and (tmp_path / view["annotated"]).is_file()
         # the counter read the simulated tray exactly
-        assert view["tray_after"] == table.cycle.sim.tray_contents()
+        assert view["tray_after"] == table.station.world.tray_contents()
         assert table.verify()["ok"]
         (tmp_path / view["annotated"]).write_bytes(b"not the photo")
         result = table.verify()

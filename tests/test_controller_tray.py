@@ -63,7 +63,7 @@ def test_a_favor_card_puts_armies_from_the_supply_into_the_tray_and_they_fall_wi
         status = table.status()
         assert status["supply"]["red"] == supply_before - 3
         assert status["tray"] == ses.add(tray_before, {"red": 3})
-        assert table.cycle.sim.tray_contents() == status["tray"]  # the simulated hands moved the cubes
+        assert table.station.world.tray_contents() == status["tray"]  # the simulated hands moved the cubes
         record = table.log()[-1]
         assert record["kind"] == "tray_placement"
         assert record["payload"]["who"] == "anna" and record["payload"]["card"] == 8
@@ -71,7 +71,7 @@ def test_a_favor_card_puts_armies_from_the_supply_into_the_tray_and_they_fall_wi
         planned = table.plan(ATTACK)  # the tray check passes: the camera sees what the session expects
         assert planned["plan"]["from_tray"].get("red") == status["tray"]["red"]
         table.release(planned["drop_id"])
-        assert table.status()["tower"] == table.cycle.sim.tower_contents()
+        assert table.status()["tower"] == table.station.world.tower_contents()
         _conserved(table)
         assert table.verify()["ok"]
 
@@ -177,19 +177,19 @@ def test_two_sessions_in_a_row_keep_the_ledger_equal_to_the_simulated_tower(tmp_
         _ready(table)
         for _ in range(3):
             table.release(table.plan(ATTACK)["drop_id"])
-        assert table.cycle.sim.tower_contents()  # the old game's cubes are inside
+        assert table.station.world.tower_contents()  # the old game's cubes are inside
         status = table.new_session(["red", "blue", "yellow"], force=True)  # the last battle still waits for clean-up
         assert status["session"]["empty_before_fill"] is True
         assert status["emptied"]  # the simulated hands took the old game's cubes out
-        assert table.cycle.sim.tower_contents() == {} and table.cycle.sim.tray_contents() == {}
+        assert table.station.world.tower_contents() == {} and table.station.world.tray_contents() == {}
         new = [r for r in table.log() if r["kind"] == "session_new"][-1]
         assert set(new["payload"]["must_be_empty"]) == {"tower", "tray", "funnel"}
     with Table.open(data_dir=tmp_path, reader="direct") as again:  # the same data dir and sim world
         again.release(again.fill()["drop_id"])
-        assert again.status()["tower"] == again.cycle.sim.tower_contents()
+        assert again.status()["tower"] == again.station.world.tower_contents()
         assert again.status()["session"]["empty_before_fill"] is False
         again.release(again.plan(ATTACK)["drop_id"])
-        assert again.status()["tower"] == again.cycle.sim.tower_contents()
+        assert again.status()["tower"] == again.station.world.tower_contents()
         _conserved(again)
         assert again.verify()["ok"]
 
@@ -197,10 +197,10 @@ def test_two_sessions_in_a_row_keep_the_ledger_equal_to_the_simulated_tower(tmp_
 def test_the_fill_empties_a_simulated_tower_left_full_by_a_crash(tmp_path: Path) -> None:
     with Table.open(data_dir=tmp_path, reader="direct") as table:
         table.new_session(["red", "blue", "yellow"])
-        table.cycle.sim.load_funnel({"red": 4})
-        table.cycle.sim.release()  # cubes left inside, as if the emptying never happened
+        table.station.world.load_funnel({"red": 4})
+        table.station.world.release()  # cubes left inside, as if the emptying never happened
         table.release(table.fill()["drop_id"])
-        assert table.status()["tower"] == table.cycle.sim.tower_contents()
+        assert table.status()["tower"] == table.station.world.tower_contents()
 
 
 # -- the command line ---------------------------------------------------------------------------------
@@ -238,9 +238,9 @@ def test_the_tray_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 
 def test_the_simulated_world_takes_cubes_into_the_tray_and_is_emptied_for_good(tmp_path: Path) -> None:
-    from hardware.sim.table import SimTable
+    from simulation.world import SimWorld
 
-    sim = SimTable(tmp_path / "world.json", seed=3)
+    sim = SimWorld(tmp_path / "world.json", seed=3)
     sim.load_funnel({"red": 10, "green": 5})
     sim.release()
     sim.load_funnel({"blue": 2})
@@ -255,5 +255,5 @@ def test_the_simulated_world_takes_cubes_into_the_tray_and_is_emptied_for_good(t
     for part in (inside, tray, {"blue": 2}):
         expected = ses.add(expected, part)
     assert taken == dict(sorted(expected.items()))
-    again = SimTable(tmp_path / "world.json", seed=3)  # persisted
+    again = SimWorld(tmp_path / "world.json", seed=3)  # persisted
     assert again.tower_contents() == {} and again.tray_contents() == {} and again.funnel_contents() == {}

@@ -47,7 +47,7 @@ def test_the_checker_counts_openings_on_the_device(tmp_path: Path) -> None:
     problems = bench.check(data, "firmware")["problems"]
     assert any("servo opened" in p for p in problems)
 
-    from hardware.sim.table import SimTable
+    from simulation.world import SimWorld
 
-    SimTable(data / "sim-world.json").release()  # the default station's servo: its own count
+    SimWorld(data / "sim-world.json").release()  # the default station's servo: its own count
     assert any("servo opened" in p for p in bench.check(data, "default")["problems"])

@@ -15,10 +15,10 @@ import pytest
 
 from firmware import tray_protocol as tp
 from hardware.errors import BoardResetError
-from hardware.firmware_pty import FirmwarePty, find_micropython
 from hardware.link import open_link
-from hardware.link.soak import run_pty_soak
 from hardware.serial_board import SerialFunnelRelease, SerialTrayBoard
+from simulation.firmware_pty import FirmwarePty, find_micropython
+from simulation.link.soak_pty import run_pty_soak
 
 FIRMWARE = Path(tp.__file__).resolve().parent
 FIRMWARE_FILES = sorted(p for p in FIRMWARE.glob("*.py"))

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
-from hardware.check import FAIL, PASS, SKIP, run_check
 from hardware.config import load_config
+from station.check import FAIL, PASS, SKIP, run_check
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -24,7 +24,7 @@ def _config_file(tmp_path: Path, example: str, extra: str = "") -> Path:
 
 
 def test_sim_station_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("vision.synth")
+    pytest.importorskip("simulation.synth")
     code = main(["hw", "check", "--config", str(_config_file(tmp_path, "sim.toml"))])
     out = capsys.readouterr().out
     assert code == 0, out
@@ -80,19 +80,19 @@ def test_gpio_station_on_a_machine_without_gpio_names_the_fix(tmp_path: Path) ->
 
 
 def test_sweep_skipped_when_cubes_wait_in_the_funnel(tmp_path: Path) -> None:
-    from hardware.sim import SimTable
+    from simulation import SimWorld
 
     cfg = load_config(_config_file(tmp_path, "sim.toml"))
-    SimTable.from_config(cfg).load_funnel({"red": 3})
+    SimWorld.from_config(cfg).load_funnel({"red": 3})
     results = {r.check: r for r in run_check(cfg, settle=lambda s: None)}
     assert results["servo sweep"].status == SKIP
-    assert SimTable.from_config(cfg).funnel_contents() == {"red": 3}
+    assert SimWorld.from_config(cfg).funnel_contents() == {"red": 3}
 
 
 @pytest.mark.micropython
 def test_firmware_on_a_pty_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("vision.synth")
+    pytest.importorskip("simulation.synth")
     monkeypatch.setenv("COLUMNS", "300")  # one table row per line, so the firmware's name is not wrapped
     code = main(["hw", "check", "--config", str(_config_file(tmp_path, "sim-firmware.toml"))])
     out = capsys.readouterr().out
@@ -139,7 +139,7 @@ def test_the_sweep_is_refused_while_the_records_say_cubes_are_loaded(tmp_path: P
     """A drop planned (the players were told to load the funnel) or caught mid-release: a hardware
     check must not open the trapdoor under its cubes, even where no sensor can see them."""
     from controller.table import Table
-    from hardware import check as hw_check
+    from station import check as hw_check
 
     monkeypatch.setenv("COLUMNS", "300")
     path = _config_file(tmp_path, "sim.toml")

@@ -1,7 +1,7 @@
 """Contract tests: the same checks run against every backend of a device that can load here.
 
 Funnels: simulated, gpiozero on MockFactory, the tray board's firmware under MicroPython on a pty.
-Cameras: simulated (vision.synth), replay of a folder, OpenCV VideoCapture on a video file.
+Cameras: simulated (simulation.synth), replay of a folder, OpenCV VideoCapture on a video file.
 Boards: simulated, the firmware under MicroPython on a pty.
 """
 
@@ -17,11 +17,11 @@ import pytest
 
 from hardware.errors import BoardResetError, LinkError
 from hardware.interfaces import BoardInfo, Camera, FunnelRelease, TrayBoard
-from hardware.sim import SimTable
+from simulation import SimWorld
 
 
 def _firmware_link() -> Iterator[Any]:
-    fw_mod = pytest.importorskip("hardware.firmware_pty")
+    fw_mod = pytest.importorskip("simulation.firmware_pty")
     from hardware.link import open_link
 
     try:
@@ -41,9 +41,9 @@ def _firmware_link() -> Iterator[Any]:
 @pytest.fixture(params=["sim", "gpio-mock", "pulse-fake", pytest.param("firmware-pty", marks=pytest.mark.micropython)])
 def funnel(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FunnelRelease]:
     if request.param == "sim":
-        from hardware.funnel import SimFunnelRelease
+        from simulation.funnel import SimFunnelRelease
 
-        yield SimFunnelRelease(SimTable(tmp_path / "w.json"))
+        yield SimFunnelRelease(SimWorld(tmp_path / "w.json"))
     elif request.param == "gpio-mock":
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
@@ -99,10 +99,10 @@ def _red_on_grey(path: Path, n: int = 3) -> None:
 def red_camera(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Camera]:
     """A camera whose only saturated colour in view is red."""
     if request.param == "sim":
-        pytest.importorskip("vision.synth")
-        from hardware.sim.camera import SimCamera
+        pytest.importorskip("simulation.synth")
+        from simulation.camera import SimCamera
 
-        table = SimTable(tmp_path / "w.json", motion_frames=0)
+        table = SimWorld(tmp_path / "w.json", motion_frames=0)
         table.load_funnel({"red": 12})
         table.release()
         yield SimCamera(table, width=320, height=240)
@@ -141,9 +141,9 @@ def test_camera_gives_bgr_uint8_frames(red_camera: Camera) -> None:
 def board(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[TrayBoard, Any]]:
     """A tray board and a function that makes ``n`` cubes break its beam."""
     if request.param == "sim":
-        from hardware.sim.board import SimTrayBoard
+        from simulation.board import SimTrayBoard
 
-        table = SimTable(tmp_path / "w.json")
+        table = SimWorld(tmp_path / "w.json")
 
         def cubes_fall(n: int) -> None:
             table.load_funnel({"red": 40})
@@ -184,9 +184,9 @@ def test_board_contract(board: tuple[TrayBoard, Any]) -> None:
 
 
 def test_board_reset_is_reported_once(tmp_path: Path) -> None:
-    from hardware.sim.board import SimTrayBoard
+    from simulation.board import SimTrayBoard
 
-    table = SimTable(tmp_path / "w.json")
+    table = SimWorld(tmp_path / "w.json")
     brd = SimTrayBoard(table)
     first = brd.hello()
     table.load_funnel({"red": 9})

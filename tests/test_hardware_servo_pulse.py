@@ -147,8 +147,8 @@ def test_the_station_opens_the_hardware_pwm_servo_and_hw_check_shows_the_widths(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from hardware.check import check_station
-    from hardware.station import open_station
+    from station.check import check_station
+    from station.factory import open_station
 
     monkeypatch.setitem(sys.modules, "rpi_hardware_pwm", SimpleNamespace(HardwarePWM=FakeHardwarePWM))
     cfg = parse_config({"station": {"data_dir": str(tmp_path)}, "funnel": {"backend": "hw-pwm", "pin": 19,

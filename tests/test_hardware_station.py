@@ -9,7 +9,7 @@ import pytest
 
 from hardware.config import load_config
 from hardware.errors import BoardResetError, ConfigError, LinkError
-from hardware.station import open_station
+from station.factory import open_station
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -21,38 +21,38 @@ def _cfg(tmp_path: Path, name: str = "sim.toml", **sections):  # noqa: ANN003, A
 
 def test_default_station_is_simulated(tmp_path: Path) -> None:
     with open_station(_cfg(tmp_path)) as st:
-        assert st.sim is not None and st.board is not None
+        assert st.world is not None and st.tray_board is not None
         assert st.buttons is None and st.status_led is None
         assert set(st.devices()) == {"funnel", "camera", "board"}
         assert (tmp_path / "sim-world.json").exists()
 
 
 def test_a_drop_through_the_simulated_station(tmp_path: Path) -> None:
-    pytest.importorskip("vision.synth")
+    pytest.importorskip("simulation.synth")
     with open_station(_cfg(tmp_path).replace(board={"beam_clump": 0.0})) as st:  # a beam that misses no cube
-        assert st.sim is not None and st.board is not None
-        st.board.reset_beam()
-        st.sim.load_funnel({"red": 7, "blue": 7, "green": 10})
+        assert st.world is not None and st.tray_board is not None
+        st.tray_board.reset_beam()
+        st.world.load_funnel({"red": 7, "blue": 7, "green": 10})
         st.funnel.release()
-        tray = st.sim.tray_contents()
-        assert st.board.beam_count() == sum(tray.values())
+        tray = st.world.tray_contents()
+        assert st.tray_board.beam_count() == sum(tray.values())
         frame = st.camera.capture()
         assert frame.shape == (240, 320, 3)
-        st.sim.take_from_tray(tray)
-        assert st.sim.tray_contents() == {}
+        st.world.take_from_tray(tray)
+        assert st.world.tray_contents() == {}
 
 
 def test_reopened_station_finds_the_world_as_left(tmp_path: Path) -> None:
     with open_station(_cfg(tmp_path)) as st:
-        assert st.sim is not None
-        st.sim.load_funnel({"yellow": 12})
+        assert st.world is not None
+        st.world.load_funnel({"yellow": 12})
         st.funnel.release()
-        st.sim.load_funnel({"purple": 2})
-        tray, tower = st.sim.tray_contents(), st.sim.tower_contents()
+        st.world.load_funnel({"purple": 2})
+        tray, tower = st.world.tray_contents(), st.world.tower_contents()
     with open_station(_cfg(tmp_path)) as again:
-        assert again.sim is not None
-        assert (again.sim.tray_contents(), again.sim.tower_contents()) == (tray, tower)
-        assert again.sim.funnel_contents() == {"purple": 2} and again.sim.release_count == 1
+        assert again.world is not None
+        assert (again.world.tray_contents(), again.world.tower_contents()) == (tray, tower)
+        assert again.world.funnel_contents() == {"purple": 2} and again.world.release_count == 1
 
 
 def test_sim_buttons_and_status_led(tmp_path: Path) -> None:
@@ -104,21 +104,21 @@ def test_funnel_on_board_without_board_is_refused(tmp_path: Path) -> None:
 def test_firmware_station_drop_counts_on_the_firmware_beam(tmp_path: Path) -> None:
     cfg = _cfg(tmp_path, "sim-firmware.toml")
     with open_station(cfg) as st:
-        assert st.sim is not None and st.board is not None
-        assert "MicroPython" in st.board.describe()
-        st.board.reset_beam()
-        st.sim.load_funnel({"red": 10, "black": 8})
+        assert st.world is not None and st.tray_board is not None
+        assert "MicroPython" in st.tray_board.describe()
+        st.tray_board.reset_beam()
+        st.world.load_funnel({"red": 10, "black": 8})
         st.funnel.release()
-        came_out = sum(st.sim.tray_contents().values())
+        came_out = sum(st.world.tray_contents().values())
         assert came_out > 0
-        assert st.board.beam_count() == came_out  # counted by the firmware itself
-        st.board.set_leds(0.25)
-        assert st.sim.led_level == 0.25
+        assert st.tray_board.beam_count() == came_out  # counted by the firmware itself
+        st.tray_board.set_leds(0.25)
+        assert st.world.led_level == 0.25
         # A board reset mid-command: the firmware restarts, the link notices the new boot id.
-        st.sim.faults.arm("board_reset")
+        st.world.faults.arm("board_reset")
         with pytest.raises(BoardResetError):
-            st.board.beam_count()
-        assert st.board.beam_count() == 0
+            st.tray_board.beam_count()
+        assert st.tray_board.beam_count() == 0
 
 
 @pytest.mark.micropython
@@ -129,13 +129,13 @@ def test_firmware_station_through_a_noisy_link(tmp_path: Path) -> None:
         sim={"faults": {"serial_corrupt": 0.1, "serial_loss": 0.1}}, board={"timeout_s": 0.1, "retries": 8},
         funnel={"dwell_s": 0.1, "move_s": 0.05})
     with open_station(cfg) as st:
-        assert st.sim is not None and st.board is not None
-        inner = st.board.inner  # type: ignore[attr-defined]
-        st.board.reset_beam()
+        assert st.world is not None and st.tray_board is not None
+        inner = st.tray_board.inner  # type: ignore[attr-defined]
+        st.tray_board.reset_beam()
         for _ in range(3):
-            st.sim.load_funnel({"blue": 4})
+            st.world.load_funnel({"blue": 4})
             st.funnel.release()
-        came_out = sum(st.sim.tray_contents().values())
-        assert st.board.beam_count() == came_out
-        assert inner.status().releases == 3 == st.sim.release_count
+        came_out = sum(st.world.tray_contents().values())
+        assert st.tray_board.beam_count() == came_out
+        assert inner.status().releases == 3 == st.world.release_count
         assert inner.link.stats.retransmissions > 0

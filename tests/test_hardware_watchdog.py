@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hardware.sim import SimTable
-from hardware.sim.board import SimTrayBoard
-from hardware.station import Station
-from hardware.watchdog import ServiceWatchdog, station_health_checks, watchdog_interval_s
+from simulation import SimWorld
+from simulation.board import SimTrayBoard
+from station.factory import Station
+from station.watchdog import ServiceWatchdog, station_health_checks, watchdog_interval_s
 
 
 class Recorder:
@@ -46,9 +46,9 @@ def test_a_crashing_check_counts_as_unhealthy() -> None:
 
 
 def test_board_health_follows_the_link(tmp_path: Path) -> None:
-    table = SimTable(tmp_path / "w.json")
-    station = Station(config=None, funnel=None, camera=None, board=SimTrayBoard(table, sleep=lambda s: None),  # type: ignore[arg-type]
-                      sim=table)
+    table = SimWorld(tmp_path / "w.json")
+    station = Station(config=None, funnel=None, camera=None, tray_board=SimTrayBoard(table, sleep=lambda s: None),  # type: ignore[arg-type]
+                      world=table)
     dog = ServiceWatchdog(station_health_checks(station), notifier=Recorder())
     assert dog.beat() is True
     table.faults.serial_loss = 1.0

@@ -1,6 +1,14 @@
-"""The package layout and the one-way dependency rule: controller -> (engine, vision, hardware,
-calibration, towermodel); towermodel -> engine; the engine imports nothing of ours; nothing imports
-the controller."""
+"""The package layout and the one-way dependency rule (docs/architecture.md):
+
+    controller -> (station, engine, vision, hardware, calibration, towermodel)
+    station    -> (hardware, calibration, vision, simulation: the factory alone)
+    simulation -> (hardware, vision, calibration, firmware, towermodel)
+    hardware   -> (firmware, towermodel)          never vision: the simulated camera is simulation's
+    calibration -> vision;  towermodel -> engine;  engine, vision, firmware -> nothing of ours
+
+Nothing imports the controller; nothing outside ``simulation/`` imports the simulation except the
+station factory (tests and benches may), so nothing above the factory can tell a simulated
+station from a real one."""
 
 from __future__ import annotations
 
@@ -10,16 +18,19 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-OURS = {"controller", "engine", "vision", "hardware", "calibration", "firmware", "towermodel"}
+OURS = {"controller", "engine", "vision", "hardware", "calibration", "firmware", "towermodel", "simulation", "station"}
 ALLOWED = {
     "engine": set(),
     "vision": set(),
     "calibration": {"vision"},
-    "hardware": {"vision", "firmware", "towermodel"},
+    "hardware": {"firmware", "towermodel"},
     "firmware": set(),
     "towermodel": {"engine"},
-    "controller": {"engine", "vision", "hardware", "calibration", "firmware", "towermodel"},
+    "simulation": {"hardware", "vision", "calibration", "firmware", "towermodel"},
+    "station": {"hardware", "calibration", "vision", "simulation"},
+    "controller": {"station", "engine", "vision", "hardware", "calibration", "towermodel"},
 }
+SIMULATION_DOOR = {"station/factory.py"}  # the one module outside simulation/ that may import it
 
 
 def _imported_packages(path: Path) -> set[str]:
@@ -33,6 +44,10 @@ def _imported_packages(path: Path) -> set[str]:
     return found & OURS
 
 
+def _sources(package: str) -> list[Path]:
+    return sorted((REPO / package).rglob("*.py"))
+
+
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_package_exists(package: str) -> None:
     assert (REPO / package).is_dir(), f"{package}/ is part of the layout"
@@ -41,8 +56,29 @@ def test_package_exists(package: str) -> None:
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_dependencies_flow_one_way(package: str) -> None:
     offenders = []
-    for path in sorted((REPO / package).rglob("*.py")):
+    for path in _sources(package):
         bad = _imported_packages(path) - ALLOWED[package] - {package}
         if bad:
             offenders.append(f"{path.relative_to(REPO)} imports {sorted(bad)}")
     assert not offenders, "\n".join(offenders)
+
+
+def test_only_the_station_factory_imports_the_simulation() -> None:
+    """Every package of ours but ``simulation/`` itself; tests and benches may plug it in directly."""
+    offenders = [str(path.relative_to(REPO)) for package in sorted(OURS - {"simulation"})
+                 for path in _sources(package)
+                 if "simulation" in _imported_packages(path)
+                 and path.relative_to(REPO).as_posix() not in SIMULATION_DOOR]
+    assert not offenders, f"only {sorted(SIMULATION_DOOR)} may import the simulation, not: {offenders}"
+
+
+def test_hardware_knows_nothing_of_vision() -> None:
+    offenders = [str(p.relative_to(REPO)) for p in _sources("hardware") if "vision" in _imported_packages(p)]
+    assert not offenders, offenders
+
+
+def test_the_layout_rule_holds_on_a_breaking_import(tmp_path: Path) -> None:
+    """The scanner sees an import made inside a function too (the rule is not only about module tops)."""
+    bad = tmp_path / "x.py"
+    bad.write_text("def f():\n    from simulation.world import SimWorld\n    import vision.geometry\n", encoding="utf-8")
+    assert _imported_packages(bad) == {"simulation", "vision"}

@@ -15,10 +15,10 @@ from firmware.tray_board import Board
 from hardware.errors import BoardResetError, LinkError, ReleaseError
 from hardware.interfaces import FunnelRelease, TrayBoard
 from hardware.link import BoardBusyError, BoardLink, BoardRejectedError, open_link
-from hardware.link.faults import FaultInjectingTransport
-from hardware.link.loopback import InProcessBoard, VirtualClock
-from hardware.link.soak import run_soak
 from hardware.serial_board import SerialFunnelRelease, SerialTrayBoard
+from simulation.link.faults import FaultInjectingTransport
+from simulation.link.loopback import InProcessBoard, VirtualClock
+from simulation.link.soak import run_soak
 
 
 class Scripted:

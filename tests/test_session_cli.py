@@ -172,7 +172,7 @@ def test_the_station_asks_about_the_colour_in_doubt_and_tower_answer_settles_it(
         table.new_session(["red", "blue", "yellow"])
         table.release(table.plan({"battle": "initial_fill"})["drop_id"])
         table.deploy("blue", 5)
-        sim, direct = table.station.sim, table.cycle.reader
+        sim, direct = table.station.world, table.cycle.reader
 
         class Hesitating:
             def read(self, tag: str, **kw: object) -> Observation:

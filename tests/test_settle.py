@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from simulation.synth import CameraPose, Lighting, PostFX, Scene, render, render_motion, scatter_cubes
 from vision.settle import SettleDetector, wait_until_settled
-from vision.synth import CameraPose, Lighting, PostFX, Scene, render, render_motion, scatter_cubes
 
 CAM = CameraPose(tilt_deg=4, tilt_dir_deg=60, roll_deg=2)
 FX = PostFX(noise_sigma=3.0, jpeg_quality=85)
@@ -98,7 +98,7 @@ def test_bad_input_is_named() -> None:
 def test_one_cube_sliding_or_falling_in_is_motion(size: tuple[int, int]) -> None:
     import dataclasses
 
-    from vision.synth import Piece, random_camera
+    from simulation.synth import Piece, random_camera
 
     rng = np.random.default_rng(0)
     base = Scene(tuple(scatter_cubes({"red": 5}, rng)), random_camera(rng, size), Lighting(), PostFX(noise_sigma=3))

@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 
 from hardware.errors import BoardResetError, CameraTimeout, LinkError
-from hardware.funnel import SimFunnelRelease
-from hardware.sim import SimFaults, SimTable
-from hardware.sim.board import SimTrayBoard
+from simulation import SimFaults, SimWorld
+from simulation.board import SimTrayBoard
+from simulation.funnel import SimFunnelRelease
 
 
 @pytest.fixture
-def table(tmp_path: Path) -> SimTable:
-    return SimTable(tmp_path / "w.json", seed=21, motion_frames=3)
+def table(tmp_path: Path) -> SimWorld:
+    return SimWorld(tmp_path / "w.json", seed=21, motion_frames=3)
 
 
-def test_servo_jam_keeps_cubes_in_the_funnel(table: SimTable) -> None:
+def test_servo_jam_keeps_cubes_in_the_funnel(table: SimWorld) -> None:
     funnel = SimFunnelRelease(table)
     table.load_funnel({"blue": 6})
     table.faults.arm("servo_jam")
@@ -41,7 +41,7 @@ def test_fault_rates_are_seeded_and_roughly_right() -> None:
     assert not any(a.strikes("servo_jam") for _ in range(100))
 
 
-def test_board_retries_lost_frames_and_acts_once(table: SimTable) -> None:
+def test_board_retries_lost_frames_and_acts_once(table: SimWorld) -> None:
     board = SimTrayBoard(table, retries=5, sleep=lambda s: None)
     board.hello()
     table.load_funnel({"red": 20})
@@ -55,7 +55,7 @@ def test_board_retries_lost_frames_and_acts_once(table: SimTable) -> None:
     assert table.beam_count() == 0 and counted > 0
 
 
-def test_board_gives_up_with_a_link_error(table: SimTable) -> None:
+def test_board_gives_up_with_a_link_error(table: SimWorld) -> None:
     board = SimTrayBoard(table, retries=2, sleep=lambda s: None)
     table.faults.serial_loss = 1.0
     with pytest.raises(LinkError, match="did not answer LEDS after 3 tries"):
@@ -63,7 +63,7 @@ def test_board_gives_up_with_a_link_error(table: SimTable) -> None:
     assert table.led_level == 1.0  # nothing happened
 
 
-def test_board_reset_mid_command_loses_the_beam_count(table: SimTable) -> None:
+def test_board_reset_mid_command_loses_the_beam_count(table: SimWorld) -> None:
     board = SimTrayBoard(table, sleep=lambda s: None)
     boot = board.hello().boot_id
     table.load_funnel({"red": 20})
@@ -76,7 +76,7 @@ def test_board_reset_mid_command_loses_the_beam_count(table: SimTable) -> None:
     assert table.boot_id != boot
 
 
-def test_serial_delay_slows_every_exchange(table: SimTable) -> None:
+def test_serial_delay_slows_every_exchange(table: SimWorld) -> None:
     slept: list[float] = []
     board = SimTrayBoard(table, sleep=slept.append)
     table.faults.serial_delay_s = 0.25
@@ -86,7 +86,7 @@ def test_serial_delay_slows_every_exchange(table: SimTable) -> None:
 
 
 class FlatRenderer:
-    """Stands in for vision.synth where only the scene handed over matters."""
+    """Stands in for simulation.synth where only the scene handed over matters."""
 
     def __init__(self) -> None:
         self.scenes: list = []
@@ -96,8 +96,8 @@ class FlatRenderer:
         return np.full((height, width, 3), int(40 + 200 * scene.led_level), np.uint8)
 
 
-def test_camera_faults(table: SimTable) -> None:
-    from hardware.sim.camera import SimCamera
+def test_camera_faults(table: SimWorld) -> None:
+    from simulation.camera import SimCamera
 
     renderer = FlatRenderer()
     cam = SimCamera(table, width=64, height=48, renderer=renderer, sleep=lambda s: None)
@@ -109,8 +109,8 @@ def test_camera_faults(table: SimTable) -> None:
     assert cam.capture().mean() > 200
 
 
-def test_camera_sees_motion_after_a_release_and_the_led_level(table: SimTable) -> None:
-    from hardware.sim.camera import SimCamera
+def test_camera_sees_motion_after_a_release_and_the_led_level(table: SimWorld) -> None:
+    from simulation.camera import SimCamera
 
     renderer = FlatRenderer()
     cam = SimCamera(table, width=64, height=48, renderer=renderer)
@@ -123,9 +123,9 @@ def test_camera_sees_motion_after_a_release_and_the_led_level(table: SimTable) -
     assert cam.capture().mean() == pytest.approx(40)
 
 
-def test_rendered_frames_move_then_settle(table: SimTable) -> None:
-    pytest.importorskip("vision.synth")
-    from hardware.sim.camera import SimCamera
+def test_rendered_frames_move_then_settle(table: SimWorld) -> None:
+    pytest.importorskip("simulation.synth")
+    from simulation.camera import SimCamera
 
     cam = SimCamera(table, width=320, height=240, seed=3)
     still_before = [cam.capture().astype(int) for _ in range(2)]
@@ -139,11 +139,11 @@ def test_rendered_frames_move_then_settle(table: SimTable) -> None:
     assert diffs[-1] < 1.5 * noise + 0.5, "then only noise changes"
 
 
-def test_settle_detector_waits_for_the_rolling_cubes(table: SimTable) -> None:
+def test_settle_detector_waits_for_the_rolling_cubes(table: SimWorld) -> None:
     """The frames right after a release move enough for vision's settle detection, then go still."""
-    pytest.importorskip("vision.synth")
+    pytest.importorskip("simulation.synth")
     settle = pytest.importorskip("vision.settle")
-    from hardware.sim.camera import SimCamera
+    from simulation.camera import SimCamera
 
     cam = SimCamera(table, width=320, height=240, seed=5)
     table.load_funnel({"red": 8, "blue": 8, "green": 6})

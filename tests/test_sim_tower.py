@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from hardware.sim.tower import TOWER_MODELS, ShelvesTower, make_tower_model
+from simulation.tower import TOWER_MODELS, ShelvesTower, make_tower_model
 
 COLOURS = ("red", "blue", "green")
 

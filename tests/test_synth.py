@@ -10,10 +10,10 @@ import cv2
 import numpy as np
 import pytest
 
+from simulation.synth import CameraPose, Lighting, Piece, PostFX, Scene, render, render_with_truth
+from simulation.synth.camera import projector
+from simulation.synth.scene import TRAY_FLOOR_MM
 from vision import geometry as geo
-from vision.synth import CameraPose, Lighting, Piece, PostFX, Scene, render, render_with_truth
-from vision.synth.camera import projector
-from vision.synth.scene import TRAY_FLOOR_MM
 
 CLEAN = PostFX(vignette=0.0, blur_sigma=0.0, sharpen=0.0, noise_sigma=0.0, jpeg_quality=None, texture=0.0)
 CENTRE = (geo.PLATE_W_MM / 2, geo.PLATE_H_MM / 2)
@@ -81,7 +81,7 @@ def test_a_cube_off_axis_shows_a_side_face_and_a_raised_cube_looks_larger() -> N
     cam = CameraPose(height_mm=300, focal_equiv_mm=36)
     x, y = CENTRE
     proj = projector(cam)
-    from vision.synth.pieces import draw_list
+    from simulation.synth.pieces import draw_list
 
     floor = draw_list(Piece("cube", "red", x, y), proj)
     off = draw_list(Piece("cube", "red", x + 60, y), proj)
@@ -127,7 +127,7 @@ def test_brightness_scales_the_frame() -> None:
 
 
 def test_an_arm_shadow_blocks_the_room_light_not_the_ring() -> None:
-    from vision.synth import Shadow
+    from simulation.synth import Shadow
 
     cam = CameraPose()
     shadow = Shadow(((80.0, -50.0), (140.0, -50.0), (140.0, 40.0), (80.0, 40.0)), strength=1.0, softness_mm=4)
@@ -142,7 +142,7 @@ def test_an_arm_shadow_blocks_the_room_light_not_the_ring() -> None:
 
 
 def test_same_seed_same_frame_other_seed_other_noise() -> None:
-    from vision.synth.scatter import random_scene
+    from simulation.synth.scatter import random_scene
 
     scene = random_scene(np.random.default_rng(11), {"red": 6, "purple": 4})
     a = render(scene, np.random.default_rng(5))
@@ -208,7 +208,7 @@ def test_a_courtier_from_above_is_round_and_a_cube_is_not() -> None:
 
 
 def test_motion_ends_exactly_at_the_settled_scene_and_new_cubes_fall_in() -> None:
-    from vision.synth import motion_scenes, scatter_cubes
+    from simulation.synth import motion_scenes, scatter_cubes
 
     rng = np.random.default_rng(2)
     before = Scene(tuple(scatter_cubes({"red": 3}, rng)), CameraPose(), Lighting(), CLEAN)
@@ -223,7 +223,7 @@ def test_motion_ends_exactly_at_the_settled_scene_and_new_cubes_fall_in() -> Non
 
 
 def test_barrel_distortion_pulls_the_corners_in() -> None:
-    from vision.synth.render import distort_points
+    from simulation.synth.render import distort_points
 
     cam = CameraPose(focal_equiv_mm=30)
     pinhole = render_with_truth(Scene((), cam, Lighting(), PostFX()), np.random.default_rng(0))[1]
@@ -239,7 +239,7 @@ def test_barrel_distortion_pulls_the_corners_in() -> None:
 
 
 def test_polygon_inset_moves_every_edge_and_vanishes_past_the_inradius() -> None:
-    from vision.synth.render import inset_polygon
+    from simulation.synth.render import inset_polygon
 
     square = np.array([[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]])
     assert inset_polygon(square, 1.0).tolist() == [[1, 1], [9, 1], [9, 9], [1, 9]]
@@ -248,7 +248,7 @@ def test_polygon_inset_moves_every_edge_and_vanishes_past_the_inradius() -> None
 
 
 def test_touching_cubes_show_a_dark_groove_between_them() -> None:
-    from vision.synth import row_of_cubes
+    from simulation.synth import row_of_cubes
 
     cam = CameraPose(focal_equiv_mm=36)
     x, y = CENTRE

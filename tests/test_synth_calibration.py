@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.synthetic import (
+from simulation.synth import CameraPose, Lighting, Piece, PostFX, Scene, render_with_truth
+from simulation.synthetic_profile import (
     COURTIERS_PER_SHOT,
     CUBES_PER_SHOT,
     SHOTS_PER_COLOUR,
@@ -15,7 +16,6 @@ from calibration.synthetic import (
     synthetic_profile,
 )
 from vision import geometry as geo
-from vision.synth import CameraPose, Lighting, Piece, PostFX, Scene, render_with_truth
 
 
 def test_shots_mirror_the_users_calibration() -> None:

@@ -14,9 +14,9 @@ import cv2
 import numpy as np
 import pytest
 
+from simulation.synth import CameraPose, Lighting, Piece, PostFX, Scene, render
+from simulation.synth.camera import projector
 from vision import geometry as geo
-from vision.synth import CameraPose, Lighting, Piece, PostFX, Scene, render
-from vision.synth.camera import projector
 
 CAMERA = CameraPose(height_mm=300.0, focal_equiv_mm=36.0)  # the calibration shots' camera
 LIGHT = Lighting(kelvin=5500.0, cast_strength=0.0, ring_reflection=0.0)

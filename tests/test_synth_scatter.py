@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import geometry as geo
-from vision.synth.scatter import (
+from simulation.synth.scatter import (
     cluster_of_cubes,
     cube_on_cube,
     finger,
@@ -17,6 +16,7 @@ from vision.synth.scatter import (
     scatter_cubes,
     squares_overlap,
 )
+from vision import geometry as geo
 
 COUNTS = {"red": 10, "blue": 8, "yellow": 7, "purple": 8, "black": 6, "green": 6}
 
@@ -105,7 +105,7 @@ def test_random_cameras_stay_in_the_spec() -> None:
 
 
 def test_stacked_cubes_sometimes_lean_and_pawns_can_lie() -> None:
-    from vision.synth import courtier
+    from simulation.synth import courtier
 
     pieces = scatter_cubes({"red": 14}, np.random.default_rng(8), stack_prob=1.0, spread_mm=7)
     assert any(p.z_mm > 0 and p.tilt_deg > 0 for p in pieces)

@@ -27,7 +27,7 @@ from vision.counter.tuning import PPM
 from vision.geometry import ALL_COLOURS, PLATE_H_MM, PLATE_W_MM
 from vision.reading import TrayReading
 
-calibration_synthetic = pytest.importorskip("calibration.synthetic")
+calibration_synthetic = pytest.importorskip("simulation.synthetic_profile")
 
 
 def _held_out(name: str) -> bool:

@@ -19,7 +19,7 @@ from vision.counter.frame import Core, Prepared
 from vision.counter.merged import beyond_top_square, cells, cubes_in, cubes_in_part, parts
 from vision.plate import TRAY_PPM
 
-calibration_synthetic = pytest.importorskip("calibration.synthetic")
+calibration_synthetic = pytest.importorskip("simulation.synthetic_profile")
 
 PPM = TRAY_PPM
 FACE_CORE_MM = 9.0  # a face's core once the seams are removed

@@ -1,8 +1,8 @@
-"""The counter's hard cases on frames from the synthetic tray renderer (``vision.synth``).
+"""The counter's hard cases on frames from the synthetic tray renderer (``simulation.synth``).
 
 Each case is a scene built on purpose (positions, light, camera tilt and roll within the spec),
 rendered with camera effects, and counted with a profile learned from the renderer's own
-calibration shots (``calibration.synthetic``). The truth is the renderer's ``visible_cubes``.
+calibration shots (``simulation.synthetic_profile``). The truth is the renderer's ``visible_cubes``.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 from vision import geometry as geo
 
-synth = pytest.importorskip("vision.synth")
-calibration_synthetic = pytest.importorskip("calibration.synthetic")
+synth = pytest.importorskip("simulation.synth")
+calibration_synthetic = pytest.importorskip("simulation.synthetic_profile")
 
 X0, Y0, X1, Y1 = geo.TRAY_INNER_MM
 CX, CY = (X0 + X1) / 2, (Y0 + Y1) / 2

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from controller.table import Table
 from controller.web.access import CSRF_HEADER, PIN_HEADER, HostAccess, generate_pin, same_origin
 from controller.web.app import create_app
+from station.hands import NoHands
 
 PIN = "482916"
 SITE = "http://tower.local"
@@ -247,8 +248,8 @@ def test_the_host_places_armies_into_the_tray_and_vouches_for_a_misread_tray(cli
     assert placed.json()["placed"] == 2 and table.status()["tray"].get("red") == 2
     favor = client.post("/api/tray/place", json={"player": "red", "armies": 2, "source": "favor"}, headers=pin)
     assert favor.status_code == 400 and "Emperor's Court" in favor.json()["error"]
-    table.cycle.sim.add_to_tray({"green": 1})  # a cube nobody accounts for: the plan is refused
-    table.cycle.hands = None  # (so that the simulated hands do not tidy it away)
+    table.station.world.add_to_tray({"green": 1})  # a cube nobody accounts for: the plan is refused
+    table.cycle.hands = NoHands()  # (so that the simulated hands do not tidy it away)
     refused = client.post("/api/battles", json=ATTACK, headers=pin)
     assert refused.status_code == 409, refused.text
     assert refused.json()["tray_mismatch"] == {"expected": {"red": 2}, "seen": {"red": 2, "green": 1}}

@@ -20,6 +20,7 @@ from controller.table import Table
 from controller.web.access import HostAccess
 from controller.web.app import create_app
 from controller.web.server import BackgroundServer
+from station.hands import NoHands
 
 pytestmark = pytest.mark.browser
 
@@ -33,7 +34,7 @@ TABLET = {"width": 820, "height": 1180}
 
 def camera_reader_available() -> bool:
     """The simulated camera's frames are counted by the vision package; true once all of it is there."""
-    needed = ("vision.counter", "vision.annotate", "vision.settle", "calibration.synthetic")
+    needed = ("vision.counter", "vision.annotate", "vision.settle", "simulation.synthetic_profile")
     return all(importlib.util.find_spec(name) is not None for name in needed)
 
 
@@ -60,7 +61,7 @@ def browser():
 def station(tmp_path: Path):
     if not camera_reader_available():
         pytest.skip("the simulated camera's counter (vision.counter, vision.annotate, vision.settle, "
-                    "calibration.synthetic) is not available, so no annotated photo can be made")
+                    "simulation.synthetic_profile) is not available, so no annotated photo can be made")
     table = Table.open(data_dir=tmp_path / "data", reader="camera")
     table.new_session(["red", "blue", "yellow"])
     app = create_app(table, table.data_dir, HostAccess(PIN), keepalive_s=2)
@@ -112,7 +113,7 @@ def settle_the_reading(host, table: Table) -> dict:  # type: ignore[no-untyped-d
     if host.locator("#confirm").count():
         drop = table.status()["drop"]
         assert drop["needs_confirmation"] and drop["doubts"]
-        truth = table.station.sim.tray_contents()
+        truth = table.station.world.tray_contents()
         question = drop["question"]
         if question:  # the station asks about the colours in doubt only ("Is it 6 or 7 red?")
             expect(host.locator("#question")).to_be_visible()
@@ -333,10 +334,10 @@ def test_the_host_places_armies_into_the_tray_and_vouches_for_a_misread_tray_fro
     page.fill("#tray-place-form input[name=armies]", "2")
     page.click("#tray-place-submit")
     expect(page.locator("#ledger-table tr[data-colour=red] td").nth(3)).to_have_text("2")
-    assert table.status()["tray"] == {"red": 2} and table.cycle.sim.tray_contents() == {"red": 2}
+    assert table.status()["tray"] == {"red": 2} and table.station.world.tray_contents() == {"red": 2}
     # A cube the station does not account for: planning is refused and the page shows the mismatch.
-    table.cycle.sim.add_to_tray({"green": 1})
-    table.cycle.hands = None  # (the simulated hands would tidy it away)
+    table.station.world.add_to_tray({"green": 1})
+    table.cycle.hands = NoHands()  # (the simulated hands would tidy it away)
     page.click("#new-battle")
     page.click("#plan-submit")
     expect(page.locator("#tray-mismatch")).to_be_visible()
@@ -389,7 +390,7 @@ def test_the_page_asks_only_about_the_colour_in_doubt_and_takes_the_answer(brows
     table.release(table.plan({"battle": "initial_fill"})["drop_id"])
     table.deploy("blue", 6)
     table.deploy("yellow", 4)
-    sim, direct = table.station.sim, table.cycle.reader
+    sim, direct = table.station.world, table.cycle.reader
 
     class Hesitating:  # the counter cannot tell b blue from b + 1 (the beam cannot rule out a clump)
         def read(self, tag: str, **kw: object) -> Observation:

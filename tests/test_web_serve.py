@@ -129,7 +129,7 @@ def test_two_taps_on_release_at_once_release_the_funnel_once(tmp_path: Path) -> 
     table = Table.open(data_dir=tmp_path / "data", reader="direct")
     table.new_session(["red", "blue", "yellow"])
     drop_id = table.plan({"battle": "initial_fill"})["drop_id"]
-    releases_before = table.station.sim.release_count
+    releases_before = table.station.world.release_count
     app = create_app(table, table.data_dir, HostAccess("123456"))
     answers: list[int] = []
     try:
@@ -148,7 +148,7 @@ def test_two_taps_on_release_at_once_release_the_funnel_once(tmp_path: Path) -> 
             for t in taps:
                 t.join(30)
         assert sorted(answers) == [200, 400, 400, 400]
-        assert table.station.sim.release_count == releases_before + 1
+        assert table.station.world.release_count == releases_before + 1
         assert [r["kind"] for r in table.log()].count("released") == 1
     finally:
         table.close()

@@ -5,7 +5,7 @@ Two kinds of sampling live here, both of the same model:
 * :class:`TwoChanceTower` and :class:`ShelvesTower` keep the cubes inside per colour (per shelf) and
   throw one drop at a time with the caller's ``random.Random``, so that a simulated game replays
   exactly; they round-trip through a JSON-able ``state()``. The simulated station
-  (``hardware/sim``) is built on them.
+  (``simulation``) is built on them.
 * :func:`sample_came_out` draws many drops at once with NumPy, for the simulated odds of a battle
   (:mod:`towermodel.odds`) and for simulated drop logs (:mod:`towermodel.fit` tests).
 """

@@ -54,7 +54,7 @@ def _run(args: argparse.Namespace) -> int:
     out.rule("[bold]Wallenstein tower station: a scripted game on simulated hardware")
     out.print(f"records and photos: {data_dir.resolve()}")
     with opened as table:
-        if table.cycle.sim is None:
+        if not table.station.hands_simulated:
             out.print("[red]the demo needs a simulated station (its players' hands are simulated)[/]")
             return 2
         progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),

@@ -61,7 +61,7 @@ def _in_flight(table: Any, drop_id: int | None, phase: str) -> int:
     if drop_id is not None and drop["drop_id"] != drop_id:
         raise NoDrop(f"drop {drop_id} is not the drop in flight; drop {drop['drop_id']} is ({drop['phase']})")
     if drop["phase"] != phase:
-        from controller.cycle import finish_hint
+        from controller.views import finish_hint
 
         raise NoDrop(f"drop {drop['drop_id']} is {drop['phase']}, not {phase}: {finish_hint(drop)}")
     return int(drop["drop_id"])

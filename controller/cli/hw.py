@@ -21,9 +21,9 @@ def _check(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from hardware.check import FAIL, PASS, run_check
     from hardware.config import load_config
     from hardware.errors import ConfigError
+    from station.check import FAIL, PASS, run_check
 
     console = Console()
     try:

@@ -77,7 +77,7 @@ def _serve(args: argparse.Namespace) -> int:
               "to log every device out)", flush=True)
         # Under systemd (Type=notify, WatchdogSec): READY now that the devices are open, then
         # WATCHDOG pings only while they stay healthy (docs/raspberry-pi.md). A no-op elsewhere.
-        from hardware.watchdog import ServiceWatchdog, station_health_checks
+        from station.watchdog import ServiceWatchdog, station_health_checks
 
         watchdog = ServiceWatchdog(station_health_checks(getattr(table, "station", None)))
         watchdog.ready()

@@ -365,7 +365,7 @@ def release_and_clean(args: argparse.Namespace, table: Any, drop_id: int, *, can
     from controller.wording import counts_phrase
 
     out = console()
-    simulated = table.cycle.sim is not None
+    simulated = table.station.hands_simulated
     if not simulated and not args.yes:
         buttons = getattr(table.station, "buttons", None)
         try:

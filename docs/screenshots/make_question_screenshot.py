@@ -59,7 +59,7 @@ def _play(data: Path, seed: int, reader: str) -> Table:
     table.new_session(["red", "blue", "yellow"])
     fill = table.plan({"battle": "initial_fill"})
     if table.release(fill["drop_id"])["needs_confirmation"]:
-        table.correct(fill["drop_id"], table.station.sim.tray_contents(), "host")
+        table.correct(fill["drop_id"], table.station.world.tray_contents(), "host")
     table.deploy("red", 9)
     table.deploy("blue", 4)
     table.plan(ATTACK)
@@ -72,7 +72,7 @@ def _seed_with_six_red(tmp: Path) -> int:
         table = _play(tmp / f"probe-{seed}", seed, "direct")
         try:
             table.release(table.status()["drop"]["drop_id"])
-            if table.station.sim.tray_contents().get("red") == 6:
+            if table.station.world.tray_contents().get("red") == 6:
                 return seed
         finally:
             table.close()

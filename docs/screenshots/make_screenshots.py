@@ -39,14 +39,14 @@ def shoot(out: Path, lang: str) -> None:
     suffix = "" if lang == "en" else f"-{lang}"
     browser_language = {"en": "en-GB,en;q=0.9", "de": "de-DE,de;q=0.9"}[lang]
     with tempfile.TemporaryDirectory() as tmp:
-        needed = ("vision.counter", "vision.annotate", "vision.settle", "calibration.synthetic")
+        needed = ("vision.counter", "vision.annotate", "vision.settle", "simulation.synthetic_profile")
         camera = all(importlib.util.find_spec(name) is not None for name in needed)
         table = Table.open(data_dir=Path(tmp) / "data", reader="camera" if camera else "direct")
         table.new_session(["red", "blue", "yellow", "purple"], emperors_court=True)
         table.set_round(event="palace_defender_plus_one", bonus_tiles={"attack_plus_one": "red"})
         fill = table.plan({"battle": "initial_fill"})
         if table.release(fill["drop_id"])["needs_confirmation"]:
-            table.correct(fill["drop_id"], table.station.sim.tray_contents(), "host")
+            table.correct(fill["drop_id"], table.station.world.tray_contents(), "host")
         table.deploy("red", 5)
         table.deploy("blue", 3)
         table.plan({"battle": "attack", "attacker": "red", "attacking_armies": 5, "defender": "blue",
@@ -80,11 +80,11 @@ def shoot(out: Path, lang: str) -> None:
                 if lang == "en":
                     host.screenshot(path=str(out / "battle-phone-doubt.png"))
                 reading = table.status()["drop"]["reading"]["cubes"]
-                if reading == table.station.sim.tray_contents():
+                if reading == table.station.world.tray_contents():
                     host.click("#confirm")
                 else:
                     host.click("#correct")
-                    for colour, n in table.station.sim.tray_contents().items():
+                    for colour, n in table.station.world.tray_contents().items():
                         host.fill(f"#correction-form input[name={colour}]", str(n))
                     host.click("#correction-submit")
             expect(host.locator("#outcome")).to_be_visible(timeout=60_000)

@@ -12,6 +12,7 @@ boot id raises ``BoardResetError`` once. Every transport failure surfaces as one
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from firmware import tray_protocol as tp
 from hardware.errors import BoardResetError, LinkError
 from hardware.interfaces import BoardInfo
 from hardware.link.replies import BoardStatus, ReleaseCount, Result
-from hardware.link.transport import Transport
+from hardware.link.transport import SerialTransport, Transport
 
 __all__ = ["BoardBusyError", "BoardFaultError", "BoardLink", "BoardRejectedError", "BoardStatus", "LinkStats",
            "ReleaseCount", "Result", "open_link"]
@@ -341,26 +342,21 @@ def open_link(
     heartbeat_s: float = 1.0,
     *,
     silence_s: float | None = None,
-    corrupt: float = 0.0,
-    loss: float = 0.0,
-    delay_s: float = 0.0,
-    seed: int | None = None,
 ) -> BoardLink:
     """Open ``port`` with pyserial, say HELLO, start the heartbeat; the ready ``BoardLink``.
 
     ``port`` is anything ``serial.serial_for_url`` opens: ``/dev/ttyACM0``, the pty path from
-    ``FirmwarePty.start()``, ``socket://host:port``. ``corrupt``/``loss``/``delay_s``/``seed`` put a
-    ``FaultInjectingTransport`` in between (the simulated station's serial faults).
+    ``FirmwarePty.start()``, ``socket://host:port``. (The simulated station's serial faults are put
+    in between by ``simulation.link.open_faulty_link``, which ends in :func:`link_over`.)
     """
-    from hardware.link.transport import SerialTransport
+    return link_over(SerialTransport(port, baudrate), timeout_s=timeout_s, retries=retries,
+                     heartbeat_s=heartbeat_s, silence_s=silence_s)
 
-    transport: Transport = SerialTransport(port, baudrate)
-    if corrupt or loss or delay_s:
-        from hardware.link.faults import FaultInjectingTransport
 
-        transport = FaultInjectingTransport(transport, corrupt=corrupt, loss=loss, delay_s=delay_s, seed=seed)
-    import random
-
+def link_over(transport: Transport, *, timeout_s: float = 0.2, retries: int = 5, heartbeat_s: float = 1.0,
+              silence_s: float | None = None) -> BoardLink:
+    """A ready ``BoardLink`` over an open transport: HELLO said, heartbeat started (closed again on
+    a failed HELLO)."""
     link = BoardLink(
         transport, timeout_s=timeout_s, retries=retries, heartbeat_s=heartbeat_s, silence_s=silence_s,
         first_seq=random.randrange(256),

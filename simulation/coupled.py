@@ -1,9 +1,8 @@
-"""Joins the serial link (``hardware/link``, ``hardware/serial_board.py``) and the firmware runner
-(``hardware/firmware_pty.py``) to the station: a tray board on a serial port or on the MicroPython
-firmware's pty, and a funnel moved by that board.
+"""The MicroPython firmware on a pty, coupled to the simulated world: the tray board and the funnel
+of ``board.backend = "firmware-pty"`` (the real serial board is ``station/serial_glue.py``).
 
-On a simulated station (``board.backend = "firmware-pty"``) the firmware moves only its simulated
-servo; the cubes live in the ``SimTable``. ``SimCoupledRelease`` and ``SimCoupledBoard`` tie the two:
+The firmware moves only its simulated
+servo; the cubes live in the ``SimWorld``. ``SimCoupledRelease`` and ``SimCoupledBoard`` tie the two:
 after the firmware confirms a release, the simulated cubes fall and the ones that come out are fed
 to the firmware's beam counter (``SIM_BEAM``), so the board's count is the firmware's own; LED and
 vibration commands reach the firmware and are mirrored into the simulated tray. The serial faults
@@ -20,61 +19,50 @@ with the last one whose cubes fell in the simulated world and lets the missing d
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
+from firmware import tray_protocol as tp
 from hardware.config import StationConfig
 from hardware.errors import LinkError, ReleaseError
 from hardware.interfaces import BoardInfo, FunnelRelease, ReleaseCounter, TrayBoard
+from hardware.serial_board import SerialFunnelRelease, SerialTrayBoard
+from simulation.firmware_pty import FirmwarePty
+from simulation.link import open_faulty_link
+from simulation.world import SimWorld
 
 BOARD_DIR = "tray-board"  # in the data directory: the simulated board's flash and hardware log
 
 
-def open_serial_board(cfg: StationConfig, sim: Any, extras: list[Any]) -> TrayBoard:
-    from hardware.link import open_link
-    from hardware.serial_board import SerialTrayBoard
-
+def open_firmware_board(cfg: StationConfig, world: SimWorld, extras: list[object]) -> SimCoupledBoard:
+    """Start the firmware on a pty (its flash in ``<data_dir>/tray-board/``), open the link with the
+    world's serial faults in between, and couple the board to the world."""
     b = cfg.board
-    firmware = None
-    if b.backend == "firmware-pty":
-        from hardware.firmware_pty import FirmwarePty
-
-        firmware = FirmwarePty(state_dir=cfg.data_dir / BOARD_DIR if sim is not None else None)
-        extras.append(firmware)  # closed after the devices: stops the MicroPython process
-        port = firmware.start()
-    else:
-        port = b.port
-    faults: dict[str, Any] = {}
-    if sim is not None and b.backend == "firmware-pty":
-        f = sim.faults
-        faults = {"corrupt": f.serial_corrupt, "loss": f.serial_loss, "delay_s": f.serial_delay_s, "seed": cfg.sim.seed}
-    link = open_link(port, baudrate=b.baudrate, timeout_s=b.timeout_s, retries=b.retries, heartbeat_s=b.heartbeat_s,
-                     **faults)
+    firmware = FirmwarePty(state_dir=cfg.data_dir / BOARD_DIR)
+    extras.append(firmware)  # closed after the devices: stops the MicroPython process
+    port = firmware.start()
+    f = world.faults
+    link = open_faulty_link(port, baudrate=b.baudrate, timeout_s=b.timeout_s, retries=b.retries,
+                            heartbeat_s=b.heartbeat_s, corrupt=f.serial_corrupt, loss=f.serial_loss,
+                            delay_s=f.serial_delay_s, seed=cfg.sim.seed)
     try:
         board = SerialTrayBoard(link)
     except BaseException:
         link.close()
         raise
-    if sim is not None and firmware is not None:
-        return SimCoupledBoard(board, sim, firmware)
-    return board
+    return SimCoupledBoard(board, world, firmware)
 
 
-def open_board_funnel(cfg: StationConfig, board: TrayBoard, sim: Any) -> FunnelRelease:
-    from hardware.serial_board import SerialFunnelRelease
-
+def open_coupled_funnel(cfg: StationConfig, board: SimCoupledBoard) -> SimCoupledRelease:
+    """The firmware's servo, followed by the simulated cubes falling."""
     f = cfg.funnel
-    inner = board.inner if isinstance(board, SimCoupledBoard) else board
-    funnel = SerialFunnelRelease(inner, open_angle=f.open_angle, closed_angle=f.closed_angle, dwell_s=f.dwell_s,
-                                 move_s=f.move_s, min_angle=f.min_angle, max_angle=f.max_angle)
-    if isinstance(board, SimCoupledBoard):
-        return SimCoupledRelease(funnel, board)
-    return funnel
+    funnel = SerialFunnelRelease(board.inner, open_angle=f.open_angle, closed_angle=f.closed_angle,
+                                 dwell_s=f.dwell_s, move_s=f.move_s, min_angle=f.min_angle, max_angle=f.max_angle)
+    return SimCoupledRelease(funnel, board)
 
 
 class SimCoupledBoard(TrayBoard):
     """The firmware's tray board, with the simulated world mirrored (LEDs, vibration, resets)."""
 
-    def __init__(self, inner: Any, table: Any, firmware: Any) -> None:
+    def __init__(self, inner: SerialTrayBoard, table: SimWorld, firmware: FirmwarePty) -> None:
         self.inner = inner
         self.table = table
         self.firmware = firmware
@@ -98,8 +86,6 @@ class SimCoupledBoard(TrayBoard):
 
     def feed_beam(self, cubes: int) -> None:
         """Tell the firmware's simulated beam that ``cubes`` cubes fell past it."""
-        from firmware import tray_protocol as tp
-
         while cubes > 0:
             chunk = min(cubes, tp.MAX_SIM_PULSES)
             self.inner.simulate_beam(chunk)
@@ -125,7 +111,7 @@ class SimCoupledBoard(TrayBoard):
 class SimCoupledRelease(FunnelRelease):
     """The firmware's release, followed by the simulated cubes falling (or not, on a servo jam)."""
 
-    def __init__(self, inner: Any, board: SimCoupledBoard) -> None:
+    def __init__(self, inner: SerialFunnelRelease, board: SimCoupledBoard) -> None:
         self.inner = inner
         self.board = board
         self.table = board.table
@@ -135,7 +121,7 @@ class SimCoupledRelease(FunnelRelease):
         """The board's own count (never the simulated world's): what a real station would ask."""
         return self.inner.release_counter()
 
-    def _fall(self, board_release: int) -> None:
+    def _fall(self, board_release: int | None) -> None:
         jammed = self.table.faults.strikes("servo_jam")
         out = self.table.release(jammed=jammed, board_release=board_release)
         if out:

@@ -1,9 +1,13 @@
-"""The table's optional buttons and status LED: gpiozero on the Pi, simulated elsewhere."""
+"""The station's panel: its optional release button and status LED, through gpiozero.
+
+The simulated panel (buttons pressed from code, an LED that remembers) is ``simulation/panel.py``.
+"""
 
 from __future__ import annotations
 
-import threading
 from typing import Any
+
+from gpiozero import LED, Button
 
 from hardware.interfaces import Buttons, StatusLight
 
@@ -14,8 +18,6 @@ class GpioButtons(Buttons):
     """A release button wired from a GPIO to ground (the internal pull-up holds it high)."""
 
     def __init__(self, release_pin: int, *, bounce_s: float = 0.05, pin_factory: Any = None) -> None:
-        from gpiozero import Button
-
         self._button = Button(release_pin, pull_up=True, bounce_time=bounce_s or None, pin_factory=pin_factory)
         self.release_pin = release_pin
 
@@ -33,8 +35,6 @@ class GpioStatusLight(StatusLight):
     """One LED: steady when ready, fast blink when busy, slow blink when a person must look, dark off."""
 
     def __init__(self, pin: int, *, pin_factory: Any = None) -> None:
-        from gpiozero import LED
-
         self._led = LED(pin, pin_factory=pin_factory)
         self.pin = pin
         self.state = "off"
@@ -57,34 +57,3 @@ class GpioStatusLight(StatusLight):
 
     def describe(self) -> str:
         return f"status LED on GPIO{self.pin}"
-
-
-class SimButtons(Buttons):
-    """A release button pressed from code (``press()``), e.g. by a test or the web page's demo."""
-
-    def __init__(self) -> None:
-        self._pressed = threading.Event()
-
-    def press(self) -> None:
-        self._pressed.set()
-
-    def wait_for_release_press(self, timeout: float | None) -> bool:
-        hit = self._pressed.wait(timeout)
-        self._pressed.clear()
-        return hit
-
-
-class SimStatusLight(StatusLight):
-    """Records every state shown, so a test can check what the table was told."""
-
-    def __init__(self) -> None:
-        self.history: list[str] = []
-
-    @property
-    def state(self) -> str:
-        return self.history[-1] if self.history else "off"
-
-    def show(self, state: str) -> None:
-        if state not in STATES:
-            raise ValueError(f"status {state!r} is not one of {', '.join(STATES)}")
-        self.history.append(state)

@@ -9,8 +9,8 @@ import pytest
 
 from hardware.errors import LinkError, ReleaseError
 from hardware.interfaces import ReleaseCounter
-from hardware.serial_glue import SimCoupledBoard, SimCoupledRelease
-from hardware.sim import SimTable
+from simulation import SimWorld
+from simulation.coupled import SimCoupledBoard, SimCoupledRelease
 
 
 class FakeFirmware:
@@ -60,7 +60,7 @@ class FakeRelease:
 
 
 def _coupled(tmp_path: Path, *, opens: bool, error: ReleaseError | None):  # noqa: ANN202
-    table = SimTable(tmp_path / "w.json", seed=3)
+    table = SimWorld(tmp_path / "w.json", seed=3)
     fw = FakeFirmware()
     fw.log.append({"ev": "servo", "v": 10000})  # an earlier release, before this one
     inner_board = FakeInnerBoard()

@@ -1,14 +1,14 @@
 """The players' hands on a simulated station.
 
 At a real table the players load the funnel and clear the tray; the station only tells them what to
-do and then checks the tray. On a simulated station nobody is there, so these functions play the
+do and then checks the tray. On a simulated station nobody is there, so ``SimHands`` plays the
 hands on the simulated world. Each moves the world towards a target state computed from what the
 world holds now, so calling one again after a crash (half done or done) never moves a cube twice.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from simulation.world import SimWorld
 
 
 def _diff(have: dict[str, int], want: dict[str, int]) -> tuple[dict[str, int], dict[str, int]]:
@@ -18,8 +18,14 @@ def _diff(have: dict[str, int], want: dict[str, int]) -> tuple[dict[str, int], d
 
 
 class SimHands:
-    def __init__(self, sim: Any) -> None:
+    """The players' hands on the simulated world (``station.hands.Hands``)."""
+
+    def __init__(self, sim: SimWorld) -> None:
         self.sim = sim
+
+    def funnel_contents(self) -> dict[str, int] | None:
+        """What still lies in the simulated funnel (a real station cannot see into its funnel)."""
+        return self.sim.funnel_contents()
 
     def load_funnel(self, drop: dict[str, int]) -> None:
         """Everything of the drop in the funnel, nothing left in the tray (its cubes are part of the drop)."""

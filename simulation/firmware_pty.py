@@ -10,8 +10,9 @@ a JSON line on the child's stderr, which goes to ``log_path``; ``events()`` pars
 
 This is what ``[board] backend = "firmware-pty"`` maps onto::
 
-    from hardware.firmware_pty import FirmwarePty
-    from hardware.link import open_link, SerialTrayBoard
+    from simulation.firmware_pty import FirmwarePty
+    from hardware.link import open_link
+    from hardware.serial_board import SerialTrayBoard
 
     fw = FirmwarePty()                 # FirmwarePty(micropython=None, firmware_dir=None,
     port = fw.start()                  #             log_path=None, startup_timeout_s=10.0)

@@ -19,6 +19,10 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import sdnotify
+
+from station.factory import Station
+
 HealthCheck = Callable[[], str | None]  # returns a problem description, or None when healthy
 
 
@@ -31,11 +35,11 @@ def watchdog_interval_s(default: float = 10.0) -> float:
         return default
 
 
-def station_health_checks(station: Any) -> list[HealthCheck]:
+def station_health_checks(station: Station | None) -> list[HealthCheck]:
     """Cheap checks of a ``Station``: the tray board answers a read (the link is alive). The camera
     is not captured from here: a capture would compete with the drop cycle for frames."""
     checks: list[HealthCheck] = []
-    board = getattr(station, "board", None)
+    board = station.tray_board if station is not None else None
     if board is not None:
         def board_answers() -> str | None:
             try:
@@ -58,8 +62,6 @@ class ServiceWatchdog:
     def __init__(self, checks: Iterable[HealthCheck] = (), *, notifier: Any = None,
                  interval_s: float | None = None) -> None:
         if notifier is None:
-            import sdnotify
-
             notifier = sdnotify.SystemdNotifier()
         self.notifier = notifier
         self.checks = list(checks)

@@ -3,7 +3,7 @@
 A real station keeps its state in the world: cubes in the funnel stay there if the controller
 crashes, cubes in the tray stay where they fell. The simulation must behave the same way, or crash
 and resume tests would test nothing, so every change is written at once to a JSON state file
-(atomically: a temporary file, fsync, rename), and a ``SimTable`` opened on an existing file finds
+(atomically: a temporary file, fsync, rename), and a ``SimWorld`` opened on an existing file finds
 the funnel, the tower, the tray (with each cube's position) and the release count as they were.
 
 What the players' hands do is exposed as methods (``load_funnel``, ``take_from_tray``); what the
@@ -14,136 +14,26 @@ board, ``frame_scene`` by the camera).
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 import tempfile
 import threading
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from hardware.config import DEFAULT_BEAM_CLUMP
-from hardware.sim.faults import SimFaults
-from hardware.sim.tower import TowerModel, make_tower_model
+from simulation.faults import SimFaults
+from simulation.tower import TowerModel, make_tower_model
+from simulation.tray import FrameScene, TrayPiece, check_counts, nearest_free, place_cubes
 from vision import geometry as g
-from vision.synth.scatter import squares_overlap
 
 STATE_VERSION = 1
-_CUBE_RADIUS = 5.3  # mm: a landing this close to a cube's centre may come to rest on top of it
-_GAP_MM = 0.3  # clearance kept between cubes lying side by side
-_STACK_SHARE = 0.05  # now and then a cube comes to rest on another one
 
 
-@dataclass(frozen=True)
-class TrayPiece:
-    """One cube lying in the tray, in plate millimetres (``vision.geometry``); ``level`` 1 = on a cube."""
-
-    colour: str
-    x_mm: float
-    y_mm: float
-    angle_deg: float
-    level: int = 0
-
-
-@dataclass(frozen=True)
-class FrameScene:
-    """What the simulated camera should draw for one frame."""
-
-    pieces: tuple[TrayPiece, ...]
-    moving: bool
-    led_level: float
-
-
-def _check_counts(counts: Mapping[str, int], what: str) -> dict[str, int]:
-    clean: dict[str, int] = {}
-    for colour, n in counts.items():
-        if colour not in g.ALL_COLOURS:
-            raise ValueError(f"{what}: unknown colour {colour!r} (known: {', '.join(g.ALL_COLOURS)})")
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise ValueError(f"{what}: {colour} must be a whole number >= 0, got {n!r}")
-        if n:
-            clean[colour] = n
-    return clean
-
-
-def _half_extent(angle_deg: float) -> float:
-    a = math.radians(angle_deg)
-    return g.CUBE_EDGE_MM / 2 * (abs(math.cos(a)) + abs(math.sin(a)))
-
-
-def _clamp_in_tray(x: float, y: float, angle_deg: float) -> tuple[float, float]:
-    left, top, right, bottom = g.TRAY_INNER_MM
-    h = _half_extent(angle_deg)
-    return min(max(x, left + h), right - h), min(max(y, top + h), bottom - h)
-
-
-def _free(x: float, y: float, angle: float, pieces: list[TrayPiece]) -> bool:
-    """Whether a cube at (x, y, angle) on the floor touches no other floor cube (exact square test)."""
-    floor = [p for p in pieces if p.level == 0]
-    if not floor:
-        return True
-    xs = np.array([p.x_mm for p in floor])
-    ys = np.array([p.y_mm for p in floor])
-    yaws = np.array([p.angle_deg for p in floor])
-    return not squares_overlap(x, y, angle, xs, ys, yaws, gap=_GAP_MM).any()
-
-
-def _nearest_free(x: float, y: float, angle: float, pieces: list[TrayPiece]) -> tuple[float, float] | None:
-    """The free spot nearest to where a cube landed: cubes end up pushed against a pile or a wall."""
-    cx, cy = _clamp_in_tray(x, y, angle)
-    if _free(cx, cy, angle, pieces):
-        return cx, cy
-    for radius in [r * 1.0 for r in range(1, 160)]:
-        steps = max(8, int(2 * math.pi * radius / 2.0))
-        start = (radius * 0.618) % (2 * math.pi)
-        for k in range(steps):
-            t = start + 2 * math.pi * k / steps
-            px, py = _clamp_in_tray(x + radius * math.cos(t), y + radius * math.sin(t), angle)
-            if _free(px, py, angle, pieces):
-                return px, py
-    return None
-
-
-def place_cubes(colours: list[str], pieces: list[TrayPiece], rng: random.Random) -> list[TrayPiece]:
-    """Let ``colours`` fall into a tray that already holds ``pieces``; returns the new pieces.
-
-    Cubes leave the tower's ramp towards the tray's middle and scatter; a cube landing on others
-    slides to the nearest free spot (piles form), one thrown past the edge stops at the wall, and
-    now and then one comes to rest on top of another.
-    """
-    left, top, right, bottom = g.TRAY_INNER_MM
-    exit_x, exit_y = left + 0.4 * (right - left), (top + bottom) / 2
-    placed: list[TrayPiece] = []
-    for colour in colours:
-        angle = rng.uniform(0.0, 90.0)
-        x = rng.gauss(exit_x, 0.22 * (right - left))
-        y = rng.gauss(exit_y, 0.25 * (bottom - top))
-        current = pieces + placed
-        landing = _clamp_in_tray(x, y, angle)
-        resting_on = [p for p in current if p.level == 0
-                      and (p.x_mm - landing[0]) ** 2 + (p.y_mm - landing[1]) ** 2 < (2 * _CUBE_RADIUS) ** 2]
-        free_tops = [p for p in resting_on if not any(q.level == 1 and abs(q.x_mm - p.x_mm) < 4
-                                                      and abs(q.y_mm - p.y_mm) < 4 for q in current)]
-        spot = None if free_tops and rng.random() < _STACK_SHARE else _nearest_free(x, y, angle, current)
-        if spot is None:
-            base = free_tops[0] if free_tops else rng.choice([p for p in current if p.level == 0] or current)
-            # A cube only stays on another with its centre over the lower one's top face, usually
-            # off-centre: part of the lower cube stays in view, as on the real tray.
-            shift, heading = rng.uniform(2.5, 4.5), rng.uniform(0.0, 2 * math.pi)
-            x_top, y_top = _clamp_in_tray(base.x_mm + shift * math.cos(heading), base.y_mm + shift * math.sin(heading),
-                                          angle)
-            placed.append(TrayPiece(colour, x_top, y_top, angle, level=1))
-        else:
-            placed.append(TrayPiece(colour, spot[0], spot[1], angle, level=0))
-    return placed
-
-
-class SimTable:
+class SimWorld:
     """The simulated world shared by the simulated funnel, camera and board.
 
     Thread-safe (the web app and the drop cycle may touch it from different threads). Every mutating
@@ -177,7 +67,7 @@ class SimTable:
             self._save()
 
     @classmethod
-    def from_config(cls, cfg: Any) -> SimTable:
+    def from_config(cls, cfg: Any) -> SimWorld:
         """The world of a ``StationConfig`` (its ``[sim]`` section and state file)."""
         return cls(cfg.sim_state_file, tower_model=cfg.sim.tower_model, seed=cfg.sim.seed,
                    motion_frames=cfg.sim.motion_frames,
@@ -251,14 +141,14 @@ class SimTable:
     # -- the players' hands ------------------------------------------------------------------------
     def load_funnel(self, counts: Mapping[str, int]) -> None:
         """Put cubes into the funnel (on top of any already there)."""
-        clean = _check_counts(counts, "load_funnel")
+        clean = check_counts(counts, "load_funnel")
         with self._lock:
             self._funnel.update(clean)
             self._save()
 
     def take_from_tray(self, counts: Mapping[str, int]) -> None:
         """Pick cubes out of the tray (cubes on top first); all or nothing."""
-        clean = _check_counts(counts, "take_from_tray")
+        clean = check_counts(counts, "take_from_tray")
         with self._lock:
             have = Counter(p.colour for p in self._tray)
             short = {c: n for c, n in clean.items() if have[c] < n}
@@ -286,7 +176,7 @@ class SimTable:
 
     def add_to_tray(self, counts: Mapping[str, int]) -> None:
         """Put cubes into the tray by hand (a favor or bonus card placing armies from a supply)."""
-        clean = _check_counts(counts, "add_to_tray")
+        clean = check_counts(counts, "add_to_tray")
         with self._lock:
             colours = sorted(Counter(clean).elements())
             self._tray = self._tray + place_cubes(colours, self._tray, self._rng)
@@ -429,7 +319,7 @@ class SimTable:
                 return
             floor = [p for p in self._tray if p.level == 0]
             for piece in [p for p in self._tray if p.level > 0]:
-                spot = _nearest_free(piece.x_mm, piece.y_mm, piece.angle_deg, floor)
+                spot = nearest_free(piece.x_mm, piece.y_mm, piece.angle_deg, floor)
                 floor.append(replace(piece, level=1) if spot is None else
                              replace(piece, x_mm=spot[0], y_mm=spot[1], level=0))
             self._tray = floor

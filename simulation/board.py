@@ -1,4 +1,4 @@
-"""The simulated tray board: beam counter, LED ring and vibration motor acting on the ``SimTable``.
+"""The simulated tray board: beam counter, LED ring and vibration motor acting on the ``SimWorld``.
 
 It keeps the link's observable behaviour without the bytes: a command whose frame is lost or
 corrupted (faults ``serial_loss``/``serial_corrupt``) is retried up to ``retries`` times and carried
@@ -60,7 +60,7 @@ class SimTrayBoard(TrayBoard):
         self._command("BEAM_RESET", self.table.reset_beam)
 
     def beam_count(self) -> int:
-        return self._command("BEAM_COUNT", self.table.beam_count)
+        return int(self._command("BEAM_COUNT", self.table.beam_count))
 
     def set_leds(self, level: float) -> None:
         if not 0.0 <= level <= 1.0:

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hardware.sim import SimTable
-from hardware.sim.table import place_cubes
+from simulation import SimWorld
+from simulation.tray import place_cubes
 from vision import geometry as g
 
 REPO = Path(__file__).resolve().parent.parent
@@ -27,7 +27,7 @@ def _inside_tray(p) -> bool:  # noqa: ANN001
 
 
 def test_release_moves_funnel_through_tower_into_tray(tmp_path: Path) -> None:
-    table = SimTable(tmp_path / "w.json", seed=4, beam_clump=0.0)  # a beam that never misses a cube
+    table = SimWorld(tmp_path / "w.json", seed=4, beam_clump=0.0)  # a beam that never misses a cube
     table.load_funnel({"red": 7, "blue": 7, "green": 10})
     assert table.funnel_contents() == {"blue": 7, "green": 10, "red": 7}
     out = table.release()
@@ -40,7 +40,7 @@ def test_release_moves_funnel_through_tower_into_tray(tmp_path: Path) -> None:
 
 
 def test_the_simulated_beam_counts_cubes_passing_together_once(tmp_path: Path) -> None:
-    table = SimTable(tmp_path / "w.json", seed=4, beam_clump=0.2)
+    table = SimWorld(tmp_path / "w.json", seed=4, beam_clump=0.2)
     missed = chances = 0
     for _ in range(60):
         table.reset_beam()
@@ -51,20 +51,20 @@ def test_the_simulated_beam_counts_cubes_passing_together_once(tmp_path: Path) -
         chances += max(len(out) - 1, 0)
         table.clear_tray()
     assert 0.15 < missed / chances < 0.25  # each cube after the first passes with the one before at 0.2
-    again = SimTable(tmp_path / "v.json", seed=4, beam_clump=0.2)
+    again = SimWorld(tmp_path / "v.json", seed=4, beam_clump=0.2)
     again.load_funnel({"red": 8, "blue": 8})
-    first = SimTable(tmp_path / "u.json", seed=4, beam_clump=0.2)
+    first = SimWorld(tmp_path / "u.json", seed=4, beam_clump=0.2)
     first.load_funnel({"red": 8, "blue": 8})
     assert (again.release(), again.beam_count()) == (first.release(), first.beam_count())  # seeded: replayable
     assert first.tray_contents() == again.tray_contents()
-    exact = SimTable(tmp_path / "x.json", seed=4, beam_clump=0.0)
+    exact = SimWorld(tmp_path / "x.json", seed=4, beam_clump=0.0)
     exact.load_funnel({"red": 8, "blue": 8})
     assert sorted(exact.release()) == sorted(c for p in first.tray_pieces() for c in [p.colour])
     assert exact.tray_pieces() == first.tray_pieces()  # the beam's draws leave the world's randomness alone
 
 
 def test_take_from_tray_is_all_or_nothing(tmp_path: Path) -> None:
-    table = SimTable(tmp_path / "w.json", seed=2)
+    table = SimWorld(tmp_path / "w.json", seed=2)
     table.load_funnel({"red": 12})
     table.release()
     have = table.tray_contents()["red"]
@@ -85,7 +85,7 @@ def test_cubes_do_not_overlap_on_the_floor(tmp_path: Path) -> None:
     pieces = place_cubes(["red"] * 45, [], random.Random(1))
     floor = [p for p in pieces if p.level == 0]
     assert len(pieces) == 45 and len(floor) >= 38
-    from vision.synth.scatter import squares_overlap
+    from simulation.synth.scatter import squares_overlap
 
     for i, a in enumerate(floor):
         assert _inside_tray(a)
@@ -97,11 +97,11 @@ def test_cubes_do_not_overlap_on_the_floor(tmp_path: Path) -> None:
 
 def test_world_is_persisted_and_restored(tmp_path: Path) -> None:
     path = tmp_path / "w.json"
-    a = SimTable(path, tower_model="shelves", seed=11)
+    a = SimWorld(path, tower_model="shelves", seed=11)
     a.load_funnel({"yellow": 9, "purple": 4})
     a.release()
     a.load_funnel({"black": 3})
-    b = SimTable(path, tower_model="shelves", seed=999)  # the file wins over the seed
+    b = SimWorld(path, tower_model="shelves", seed=999)  # the file wins over the seed
     assert b.tray_pieces() == a.tray_pieces()
     assert b.tower_contents() == a.tower_contents()
     assert b.funnel_contents() == {"black": 3}
@@ -111,20 +111,20 @@ def test_world_is_persisted_and_restored(tmp_path: Path) -> None:
 
 
 def test_state_file_of_another_model_is_refused(tmp_path: Path) -> None:
-    SimTable(tmp_path / "w.json", tower_model="shelves")
+    SimWorld(tmp_path / "w.json", tower_model="shelves")
     with pytest.raises(ValueError, match="holds a 'shelves' tower but the config asks for 'spielbyweb'"):
-        SimTable(tmp_path / "w.json", tower_model="spielbyweb")
+        SimWorld(tmp_path / "w.json", tower_model="spielbyweb")
 
 
 def test_corrupt_state_file_is_an_error_not_a_fresh_world(tmp_path: Path) -> None:
     path = tmp_path / "w.json"
     path.write_text("{\"version\": 1, \"tower", encoding="utf-8")
     with pytest.raises(ValueError, match="cannot be restored"):
-        SimTable(path)
+        SimWorld(path)
 
 
 def test_motion_frames_after_a_release_then_still(tmp_path: Path) -> None:
-    table = SimTable(tmp_path / "w.json", motion_frames=3, seed=5)
+    table = SimWorld(tmp_path / "w.json", motion_frames=3, seed=5)
     table.load_funnel({"red": 10})
     table.release()
     scenes = [table.frame_scene() for _ in range(5)]
@@ -135,7 +135,7 @@ def test_motion_frames_after_a_release_then_still(tmp_path: Path) -> None:
 
 
 def test_jammed_release_leaves_cubes_in_the_funnel(tmp_path: Path) -> None:
-    table = SimTable(tmp_path / "w.json")
+    table = SimWorld(tmp_path / "w.json")
     table.load_funnel({"red": 5})
     assert table.release(jammed=True) == []
     assert table.funnel_contents() == {"red": 5} and table.tray_contents() == {}
@@ -143,7 +143,7 @@ def test_jammed_release_leaves_cubes_in_the_funnel(tmp_path: Path) -> None:
 
 
 def test_vibration_spreads_stacked_cubes(tmp_path: Path) -> None:
-    table = SimTable(tmp_path / "w.json", seed=8)
+    table = SimWorld(tmp_path / "w.json", seed=8)
     for _ in range(30):
         table.clear_tray()
         table.load_funnel({"blue": 40})
@@ -164,8 +164,8 @@ def test_state_survives_sigkill_mid_session(tmp_path: Path) -> None:
     script = textwrap.dedent(f"""
         import os, signal, sys
         sys.path.insert(0, {str(REPO)!r})
-        from hardware.sim import SimTable
-        t = SimTable({str(path)!r}, seed=3)
+        from simulation import SimWorld
+        t = SimWorld({str(path)!r}, seed=3)
         t.load_funnel({{"red": 8, "green": 6}})
         t.release()
         t.load_funnel({{"blue": 2}})
@@ -174,7 +174,7 @@ def test_state_survives_sigkill_mid_session(tmp_path: Path) -> None:
     """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert proc.returncode == -signal.SIGKILL
-    restored = SimTable(path, seed=3)
+    restored = SimWorld(path, seed=3)
     assert restored.release_count == 1
     assert restored.funnel_contents() == {"blue": 2}
     tray, tower = restored.tray_contents(), restored.tower_contents()

@@ -9,6 +9,7 @@ the soak benchmark pushes 10,000 commands through a lossy link in seconds, deter
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from firmware.hal_sim import SimHal
 from firmware.tray_board import Board
@@ -40,7 +41,7 @@ class InProcessBoard:
     ):
         self.name = name
         self.clock = clock
-        self.all_actions: list[tuple[str, tuple]] = []
+        self.all_actions: list[tuple[str, tuple[Any, ...]]] = []
         self.boots = 0
         self._rx = bytearray()
         self.closed = False
@@ -49,11 +50,11 @@ class InProcessBoard:
     def _boot(self, seed: int | None, flash: bytes | None) -> None:
         self.hal = SimHal(clock=self.clock.ms if self.clock is not None else None, seed=seed)
         self.hal._blob = flash
-        self.actions: list[tuple[str, tuple]] = []
+        self.actions: list[tuple[str, tuple[Any, ...]]] = []
         self.board = Board(self.hal, "in-process", on_action=self._acted)
         self.boots += 1
 
-    def _acted(self, name: str, args: tuple) -> None:
+    def _acted(self, name: str, args: tuple[Any, ...]) -> None:
         self.actions.append((name, args))
         self.all_actions.append((name, args))
 

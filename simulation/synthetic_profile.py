@@ -1,6 +1,6 @@
 """Calibration on synthetic shots: the colour profile of the simulated station.
 
-The simulated camera renders its frames with ``vision.synth``; to count them, the simulated
+The simulated camera renders its frames with ``simulation.synth``; to count them, the simulated
 station needs a profile learned the way a user learns one: an empty tray, separate cubes of each
 colour (8 per shot, two shots per colour), and standing courtier pawns of each player colour
 (4 per shot). ``synthetic_calibration_shots`` renders exactly those shots, and
@@ -14,16 +14,14 @@ The shots are taken as a user would: camera straight down at 300 mm, the station
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
+from calibration.learn import LearnReport, learn_profile
+from simulation.synth import CameraPose, Lighting, Piece, PostFX, Scene, render
 from vision import geometry as geo
-from vision.synth import CameraPose, Lighting, Piece, PostFX, Scene, render
-
-if TYPE_CHECKING:
-    from calibration.learn import LearnReport
-    from vision.profile import ColourProfile
+from vision.profile import ColourProfile
 
 CUBES_PER_SHOT = 8
 SHOTS_PER_COLOUR = 2
@@ -49,7 +47,7 @@ def _grid(n: int, cols: int, rng: np.random.Generator, jitter_mm: float) -> list
 
 
 def _shot(pieces: list[Piece], rng: np.random.Generator, camera: CameraPose, lighting: Lighting,
-          postfx: PostFX) -> np.ndarray:
+          postfx: PostFX) -> npt.NDArray[np.uint8]:
     return render(Scene(tuple(pieces), camera, lighting, postfx), rng)
 
 
@@ -58,12 +56,12 @@ def synthetic_calibration_shots(
     camera: CameraPose = CALIBRATION_CAMERA,
     lighting: Lighting = CALIBRATION_LIGHT,
     postfx: PostFX | None = None,
-) -> tuple[np.ndarray, dict[str, list[np.ndarray]], dict[str, list[np.ndarray]]]:
+) -> tuple[npt.NDArray[np.uint8], dict[str, list[npt.NDArray[np.uint8]]], dict[str, list[npt.NDArray[np.uint8]]]]:
     """``(empty, samples, courtiers)`` as ``learn_profile`` takes them: the empty tray; per colour
     two shots of 8 separate cubes; per player colour one shot of 4 standing pawns (BGR frames)."""
     postfx = postfx or PostFX()
     empty = _shot([], rng, camera, lighting, postfx)
-    samples: dict[str, list[np.ndarray]] = {}
+    samples: dict[str, list[npt.NDArray[np.uint8]]] = {}
     for colour in geo.ALL_COLOURS:
         shots = []
         for _ in range(SHOTS_PER_COLOUR):
@@ -71,7 +69,7 @@ def synthetic_calibration_shots(
                       for x, y in _grid(CUBES_PER_SHOT, 4, rng, 6.0)]
             shots.append(_shot(pieces, rng, camera, lighting, postfx))
         samples[colour] = shots
-    courtiers: dict[str, list[np.ndarray]] = {}
+    courtiers: dict[str, list[npt.NDArray[np.uint8]]] = {}
     for colour in geo.PLAYER_COLOURS:
         pieces = [Piece("courtier", colour, x, y, float(rng.uniform(0, 360)))
                   for x, y in _grid(COURTIERS_PER_SHOT, 2, rng, 10.0)]
@@ -81,8 +79,6 @@ def synthetic_calibration_shots(
 
 def learn_synthetic_profile(seed: int = 0) -> tuple[ColourProfile, LearnReport]:
     """Render the calibration shots from ``seed`` and learn a profile from them, with the report."""
-    from calibration.learn import learn_profile  # the counter's learning, imported when needed
-
     empty, samples, courtiers = synthetic_calibration_shots(np.random.default_rng(seed))
     return learn_profile(empty, samples, courtiers)
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from hardware.config import StationConfig
-from hardware.station import Station, open_station
+from station.factory import Station, open_station
 
 PASS, FAIL, SKIP = "pass", "fail", "skip"
 DEVICE_NAMES = {"funnel": "funnel", "camera": "camera", "board": "tray board", "buttons": "buttons",
@@ -53,7 +53,7 @@ def check_station(station: Station, *, settle: Callable[[float], None] = time.sl
     """Exercise every device of ``station``. ``funnel_loaded``: why the funnel may hold a drop's
     cubes (from the records), in which case the servo is not swept: it would drop them."""
     results: list[CheckResult] = []
-    board = station.board
+    board = station.tray_board
     if board is not None:
         def handshake() -> str:
             info = board.hello()
@@ -78,23 +78,28 @@ def check_station(station: Station, *, settle: Callable[[float], None] = time.sl
         results += [_run("tray board", "handshake", handshake), _run("tray board", "LED ring", leds),
                     _run("tray board", "break-beam", beam), _run("tray board", "vibration", vibration)]
 
+    funnel, camera = station.funnel, station.camera
+
     def sweep() -> str | tuple[str, str]:
         if funnel_loaded:
             return SKIP, f"refused: {funnel_loaded}; a sweep would drop its cubes (finish or cancel the drop first)"
-        if station.sim is not None and station.sim.funnel_contents():
-            held = sum(station.sim.funnel_contents().values())
+        in_funnel = station.hands.funnel_contents()
+        if in_funnel:
+            held = sum(in_funnel.values())
             return SKIP, f"{held} cubes lie in the funnel; a sweep would drop them"
-        station.funnel.sweep()
-        pulses = getattr(station.funnel, "pulse_report", None)
+        assert funnel is not None
+        funnel.sweep()
+        pulses = getattr(funnel, "pulse_report", None)
         widths = "; pulse " + ", ".join(r.text() for r in pulses()) if pulses is not None and pulses() else ""
-        return f"closed -> open -> closed ({station.funnel.describe()}){widths}"
+        return f"closed -> open -> closed ({funnel.describe()}){widths}"
 
-    if station.funnel is not None:
+    if funnel is not None:
         results.append(_run("funnel", "servo sweep", sweep))
 
     def frame() -> str:
         start = time.monotonic()
-        img = station.camera.capture()
+        assert camera is not None
+        img = camera.capture()
         took = time.monotonic() - start
         if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
             raise ValueError(f"frame is not H x W x 3 uint8 BGR: {getattr(img, 'shape', None)}")
@@ -103,7 +108,7 @@ def check_station(station: Station, *, settle: Callable[[float], None] = time.sl
             raise ValueError(f"black frame (mean grey {mean:.1f}): lens cap, ribbon cable or LED ring?")
         return f"{img.shape[1]}x{img.shape[0]} BGR in {took:.2f} s, mean grey {mean:.0f}"
 
-    if station.camera is not None:
+    if camera is not None:
         results.append(_run("camera", "one frame", frame))
 
     if station.status_led is not None:
@@ -118,8 +123,8 @@ def check_station(station: Station, *, settle: Callable[[float], None] = time.sl
         results.append(_run("status LED", "states", status_led))
     if station.buttons is not None:
         results.append(CheckResult("buttons", "present", PASS, station.buttons.describe(), 0.0))
-    if station.sim is not None:
-        sim = station.sim
+    if station.world is not None:
+        sim = station.world
         results.append(CheckResult(
             "simulated world", "state", PASS,
             f"{sim.tower.name} tower holds {sum(sim.tower_contents().values())}, tray "
@@ -129,8 +134,9 @@ def check_station(station: Station, *, settle: Callable[[float], None] = time.sl
 
 
 def run_check(config: StationConfig, **kw: Any) -> list[CheckResult]:
-    """``kw`` goes to ``check_station`` (``settle``, ``funnel_loaded``)."""
-    """Open the station of ``config`` (every device tried, failures kept), check it, close it."""
+    """Open the station of ``config`` (every device tried, failures kept), check it, close it.
+
+    ``kw`` goes to ``check_station`` (``settle``, ``funnel_loaded``)."""
     start = time.monotonic()
     try:
         station = open_station(config, tolerant=True)

@@ -8,7 +8,8 @@ import time
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from hardware.table_io import GpioButtons, GpioStatusLight, SimStatusLight
+from hardware.panel import GpioButtons, GpioStatusLight
+from simulation.panel import SimStatusLight
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 The station's camera does not move, so the camera pose (height, tilt, roll within the limits of
 ``../shared/spec/tray.md``) is drawn once from the seed; noise changes from frame to frame. Right
-after a release the ``SimTable`` hands out scenes with cubes still rolling towards where they come
+after a release the ``SimWorld`` hands out scenes with cubes still rolling towards where they come
 to rest, so the controller's settle detection sees real motion. The LED ring's level (set through
 the tray board) changes the brightness. Faults: ``camera_timeout`` raises ``CameraTimeout``;
 ``camera_black`` returns a black frame (a lens cap, a dead ribbon cable).
@@ -15,13 +15,16 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+import numpy.typing as npt
 
 from hardware.errors import CameraError, CameraTimeout
 from hardware.interfaces import Camera
-from hardware.sim.table import FrameScene, SimTable
+from simulation import synth
+from simulation.tray import FrameScene
+from simulation.world import SimWorld
 from vision import geometry as g
 
-Renderer = Callable[[FrameScene, int, int, int], np.ndarray]
+Renderer = Callable[[FrameScene, int, int, int], npt.NDArray[np.uint8]]
 
 
 def camera_pose_for(seed: int, width: int, height: int) -> dict[str, float]:
@@ -32,16 +35,11 @@ def camera_pose_for(seed: int, width: int, height: int) -> dict[str, float]:
 
 
 def synth_renderer(seed: int) -> Renderer:
-    """A renderer that draws a ``FrameScene`` with ``vision.synth`` (imported on first use)."""
-    try:
-        from vision import synth
-    except ImportError as exc:
-        raise CameraError(f"the synthetic renderer (vision.synth) cannot be loaded: {exc}") from exc
-
+    """A renderer that draws a ``FrameScene`` with ``simulation.synth``."""
     room = random.Random(f"room-{seed}")
     kelvin = room.uniform(3000.0, 6000.0)
 
-    def render(scene: FrameScene, width: int, height: int, frame_seed: int) -> np.ndarray:
+    def render(scene: FrameScene, width: int, height: int, frame_seed: int) -> npt.NDArray[np.uint8]:
         pose = synth.CameraPose(width=width, height=height, **camera_pose_for(seed, width, height))
         pieces = tuple(
             synth.Piece("cube", p.colour, p.x_mm, p.y_mm, yaw_deg=p.angle_deg, z_mm=g.CUBE_EDGE_MM * p.level)
@@ -55,7 +53,7 @@ def synth_renderer(seed: int) -> Renderer:
 
 
 class SimCamera(Camera):
-    def __init__(self, table: SimTable, *, width: int = 1280, height: int = 960, timeout_s: float = 3.0,
+    def __init__(self, table: SimWorld, *, width: int = 1280, height: int = 960, timeout_s: float = 3.0,
                  seed: int = 1, renderer: Renderer | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
         self.table = table
         self.width, self.height = width, height
@@ -65,7 +63,7 @@ class SimCamera(Camera):
         self._sleep = sleep
         self.frames = 0
 
-    def capture(self) -> np.ndarray:
+    def capture(self) -> npt.NDArray[np.uint8]:
         faults = self.table.faults
         if faults.strikes("camera_timeout"):
             self._sleep(min(self.timeout_s, 0.05))
