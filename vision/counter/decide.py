@@ -80,8 +80,9 @@ def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: D
             courtiers[c.core.colour] += 1
         else:
             cubes[c.core.colour] += c.count.n
-    verdict = model.assess(cubes, [(c.core.colour, c.count) for c in counted if c.kind == "cube"],
-                           complete=len(frame.pose.marker_ids) >= len(g.MARKER_IDS))
+    patches = [(c.core, c.count) for c in counted if c.kind == "cube"]
+    verdict = model.assess(cubes, [(core.colour, count) for core, count in patches],
+                           complete=len(frame.pose.marker_ids) >= len(g.MARKER_IDS), tables=model.tables(patches, gray=frame.gray))
     frame.debug["verdict"] = verdict
     cubes = dict(verdict.cubes)
     pending, flags = [], []
