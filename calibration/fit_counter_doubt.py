@@ -23,6 +23,7 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 
 import cv2
 import numpy as np
@@ -44,8 +45,9 @@ PRIOR_WEIGHT = 2.0  # pseudo-observations spread like the faces' table
 MATCH_MM = 2.0  # a piece's top this far outside a patch still belongs to it
 PARTIAL_MATCH_MM = 7.0  # ... and a partly hidden one's top this far (its visible part is off-centre)
 TRUST_MARGIN = 0.01
+WRONG_TAIL = 0.002  # share of wrong readings' fitted log-odds allowed above the trust threshold
 KIND_WEIGHT = 0.2  # share of the kind tables in a patch's table when the forest is used
-UNSEEN_KINDS = ("corner", "quarter", "strip", "stacked", "small", "tilted", "big_face")
+UNSEEN_KINDS = ("leftover", "corner", "quarter", "strip", "stacked", "small", "tilted", "big_face")
 
 
 HELD_OUT_RENDER_SEED = 2026  # bench/heldout.py: a set rendered with this seed is never tuned on
@@ -100,13 +102,15 @@ class Scene:
     deltas: list[int]
     complete: bool
     rows: np.ndarray  # vision.counter.patch_model.features of the patches
+    leftover: dict[str, tuple[float, float]]  # vision.counter.leftover, per colour
+    missed: dict[str, int]  # visible cubes of each colour no patch holds
 
 
-def match(patches: list[tuple[Core, Count]], meta: dict) -> tuple[list[int], int]:
+def match(patches: list[tuple[Core, Count]], meta: dict) -> tuple[list[int], dict[str, int]]:
     """Each patch's off-by (the truth minus its count, 0 when its count lies between the pieces in
     it at least a quarter visible and all the pieces in it), and the visible cubes no patch holds."""
     assigned: dict[int, list[float]] = defaultdict(list)
-    missed = 0
+    missed = {c: 0 for c in ALL_COLOURS}
     for piece in meta["pieces"]:
         if piece.get("type") != "cube":
             continue
@@ -122,7 +126,7 @@ def match(patches: list[tuple[Core, Count]], meta: dict) -> tuple[list[int], int
         if best is not None:
             assigned[best].append(piece["visible_fraction"])
         elif piece["visible_fraction"] >= 0.25:
-            missed += 1
+            missed[piece["colour"]] += 1
     deltas = []
     for i, (_, count) in enumerate(patches):
         fracs = assigned.get(i, [])
@@ -145,12 +149,13 @@ def collect(shared: Path, extra: list[Path] | None = None) -> tuple[list[Scene],
                 continue
             patches = [(c.core, c.count) for c in frame.debug["counted"] if c.kind == "cube"]
             deltas, lost = match(patches, meta)
-            missed += lost
+            missed += sum(lost.values())
             cubes = {c: 0 for c in ALL_COLOURS}
             for core, count in patches:
                 cubes[core.colour] += count.n
             out.append(Scene(f"{root.name}/{image.stem}", meta, cubes, patches, deltas,
-                             len(frame.pose.marker_ids) >= len(g.MARKER_IDS), features(patches, frame.gray)))
+                             len(frame.pose.marker_ids) >= len(g.MARKER_IDS), features(patches, frame.gray),
+                             frame.debug["leftover"], lost))
     return out, missed
 
 
@@ -160,6 +165,11 @@ def fit_tables(scenes: list[Scene], missed: int) -> DoubtModel:
     for scene in scenes:
         for (_, count), delta in zip(scene.patches, scene.deltas, strict=True):
             counts[model_key(count)][int(np.clip(delta, -2, 2)) + 2] += 1
+    radius = DoubtModel.leftover_radius_mm
+    for scene in scenes:  # a wide piece of uncounted colour: the cubes its colour's patches missed
+        for colour, (_, r) in scene.leftover.items():
+            if r >= radius:
+                counts["leftover"][min(scene.missed.get(colour, 0), 2) + 2] += 1
     for key in UNSEEN_KINDS:  # kinds the tuning renders may not show: the prior alone
         counts[key] += 0.0
     face = counts["face"] + 1.0
@@ -184,9 +194,24 @@ def assess_all(model: DoubtModel, scenes: list[Scene], forest_p: list[np.ndarray
     for scene, votes in zip(scenes, forest_p, strict=True):
         tables = model.tables(scene.patches, votes) if votes is not None else None
         verdict = model.assess(scene.cubes, [(core.colour, count) for core, count in scene.patches],
-                               scene.complete, tables)
+                               scene.complete, tables, scene.leftover)
         out.append((right(scene.meta, verdict.cubes), verdict.p_right))
     return out
+
+
+def trust_threshold(wrong_p: list[float]) -> float:
+    """The probability a reading must reach to be trusted: above every wrong tuning reading's (with
+    ``TRUST_MARGIN``), and above all but ``WRONG_TAIL`` of a normal fitted to the wrong readings'
+    log-odds -- the tuning scenes hold a few dozen wrong readings, so their maximum alone says little
+    about the next one, and a trusted wrong reading is the worst outcome the station has."""
+    if not wrong_p:
+        return 0.9
+    thr = max(wrong_p) + TRUST_MARGIN
+    if len(wrong_p) >= 3:
+        odds = np.log(np.clip(wrong_p, 1e-6, 1 - 1e-6) / (1 - np.clip(wrong_p, 1e-6, 1 - 1e-6)))
+        z = NormalDist().inv_cdf(1.0 - WRONG_TAIL)
+        thr = max(thr, float(1.0 / (1.0 + np.exp(-(odds.mean() + z * odds.std(ddof=1))))))
+    return round(min(0.999, thr), 4)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -225,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     results = assess_all(model, scenes, votes)
     wrong_p = [p for ok, p in results if not ok]
     right_p = [p for ok, p in results if ok]
-    model.trust_p = round(min(0.999, max(wrong_p, default=0.9) + TRUST_MARGIN), 4)
+    model.trust_p = trust_threshold(wrong_p)
     model.notes["tuning_right"] = len(right_p)
     model.notes["tuning_wrong"] = len(wrong_p)
     model.notes["tuning_trusted"] = sum(p >= model.trust_p for p in right_p)

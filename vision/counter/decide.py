@@ -16,6 +16,7 @@ import numpy as np
 from vision import geometry as g
 from vision.counter.doubt import DoubtModel
 from vision.counter.frame import Core, Frame, Prepared
+from vision.counter.leftover import leftover
 from vision.counter.merged import SMALL_FACE_SCORE, Count, cubes_in
 from vision.counter.pawns import looks_like_pawn, top_of_a_pawn
 from vision.reading import TrayReading, empty_courtiers, empty_cubes
@@ -74,6 +75,7 @@ def read_cores(prep: Prepared, frame: Frame, cores: list[Core]) -> tuple[list[Co
 def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: DoubtModel) -> TrayReading:
     counted, doubts, confidence = read_cores(prep, frame, cores)
     frame.debug["counted"] = counted
+    frame.debug["leftover"] = leftover(prep, frame, [c.core for c in counted])
     cubes, courtiers = empty_cubes(), empty_courtiers()
     for c in counted:
         if c.kind == "courtier":
@@ -82,7 +84,8 @@ def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: D
             cubes[c.core.colour] += c.count.n
     patches = [(c.core, c.count) for c in counted if c.kind == "cube"]
     verdict = model.assess(cubes, [(core.colour, count) for core, count in patches],
-                           complete=len(frame.pose.marker_ids) >= len(g.MARKER_IDS), tables=model.tables(patches, gray=frame.gray))
+                           complete=len(frame.pose.marker_ids) >= len(g.MARKER_IDS), tables=model.tables(patches, gray=frame.gray),
+                           leftover=frame.debug["leftover"])
     frame.debug["verdict"] = verdict
     cubes = dict(verdict.cubes)
     pending, flags = [], []

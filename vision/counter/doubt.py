@@ -79,6 +79,10 @@ class DoubtModel:
     # the forest is not used); the forest itself (vision.counter.patch_model), when shipped.
     kind_weight: float = 1.0
     patches: PatchModel | None = None
+    # Uncounted colour this wide (inscribed radius, mm) may be a missed cube: a quarter face's 5 mm
+    # corner is 2.5 mm; on the tuning renders every such piece was 4 mm or more and came with a
+    # colour counted short, and every other piece under 1.3 mm.
+    leftover_radius_mm: float = 2.5
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> DoubtModel:
@@ -89,13 +93,15 @@ class DoubtModel:
             kind_weight = 1.0
         return cls({k: [float(v) for v in vs] for k, vs in data["deltas"].items()},
                    float(data["missed_per_cube"]), float(data["trust_p"]), float(data["doubt_min"]),
-                   dict(data.get("notes", {})), kind_weight, forest)
+                   dict(data.get("notes", {})), kind_weight, forest,
+                   float(data.get("leftover_radius_mm", cls.leftover_radius_mm)))
 
     def to_json(self, patch_model: str | None = None) -> dict[str, object]:
         out: dict[str, object] = {
             "deltas": {k: [round(v, 5) for v in vs] for k, vs in sorted(self.deltas.items())},
             "missed_per_cube": round(self.missed_per_cube, 5), "trust_p": self.trust_p,
-            "doubt_min": self.doubt_min, "kind_weight": self.kind_weight}
+            "doubt_min": self.doubt_min, "kind_weight": self.kind_weight,
+            "leftover_radius_mm": self.leftover_radius_mm}
         if patch_model:
             out["patch_model"] = patch_model
         out["notes"] = self.notes
@@ -140,14 +146,21 @@ class DoubtModel:
         return {k: p / total for k, p in out.items()}
 
     def assess(self, cubes: dict[str, int], items: list[tuple[str, Count]], complete: bool = True,
-               tables: list[np.ndarray] | None = None) -> Verdict:
+               tables: list[np.ndarray] | None = None,
+               leftover: dict[str, tuple[float, float]] | None = None) -> Verdict:
         """The verdict on a usable reading: ``cubes`` as counted, ``items`` every counted cube patch
         (colour, count) in the order of the reading's patches, ``tables`` their ``P(delta)`` (see
-        :meth:`tables`; each kind's table when None)."""
+        :meth:`tables`; each kind's table when None), ``leftover`` each colour's uncounted colour
+        (:func:`vision.counter.leftover.leftover`): a piece wider than ``leftover_radius_mm`` adds
+        the ``leftover`` table's odds of a cube missed."""
         table = tables if tables is not None else [self._table(count) for _, count in items]
         by_colour: dict[str, list[tuple[int, Count]]] = {}
         for i, (colour, count) in enumerate(items):
             by_colour.setdefault(colour, []).append((i, count))
+        extra: dict[str, list[np.ndarray]] = {}
+        if leftover and "leftover" in self.deltas:
+            wide = np.asarray(self.deltas["leftover"], np.float64)
+            extra = {c: [wide] for c, (_, r) in leftover.items() if r >= self.leftover_radius_mm}
         out_cubes = dict(cubes)
         alternatives: dict[str, list[tuple[int, float]]] = {}
         doubtful: set[int] = set()
@@ -155,7 +168,9 @@ class DoubtModel:
         weakest: tuple[float, str, list[tuple[int, float]]] | None = None
         for colour, n in cubes.items():
             mine = by_colour.get(colour, [])
-            dist = self.colour_distribution(n, [c for _, c in mine], [table[i] for i, _ in mine])
+            pseudo = extra.get(colour, [])
+            dist = self.colour_distribution(n, [c for _, c in mine] + [Count(0, "leftover")] * len(pseudo),
+                                            [table[i] for i, _ in mine] + pseudo)
             ranked = sorted(dist.items(), key=lambda kv: (-kv[1], abs(kv[0] - n)))
             best, p_best = ranked[0]  # the stages' count unless the model finds another more probable
             out_cubes[colour] = best
