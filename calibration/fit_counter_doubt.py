@@ -32,6 +32,7 @@ from calibration.fit_counter_patches import out_of_fold, train
 from calibration.tray_dev import calibration_profile
 from vision import geometry as g
 from vision.counter import TrayCounter
+from vision.counter.decide import model_patches
 from vision.counter.doubt import DELTAS, MODEL_PATH, DoubtModel, model_key
 from vision.counter.frame import Core
 from vision.counter.merged import Count
@@ -147,7 +148,7 @@ def collect(shared: Path, extra: list[Path] | None = None) -> tuple[list[Scene],
             reading, frame = counter.read(read_image(image))
             if not reading.usable or frame is None or meta.get("foreign_object") or "pieces" not in meta:
                 continue
-            patches = [(c.core, c.count) for c in frame.debug["counted"] if c.kind == "cube"]
+            patches = model_patches(counter.prepared, frame.debug["counted"])
             deltas, lost = match(patches, meta)
             missed += sum(lost.values())
             cubes = {c: 0 for c in ALL_COLOURS}

@@ -72,6 +72,22 @@ def read_cores(prep: Prepared, frame: Frame, cores: list[Core]) -> tuple[list[Co
     return out, doubts, confidence
 
 
+def model_patches(prep: Prepared, counted: list[Counted]) -> list[tuple[Core, Count]]:
+    """Every counted patch as the decision model sees it, in the reading's order: a cube patch its
+    count; a pawn none of the colour's cubes (``Count(0, "pawn")``), whose odds of being a cube
+    face after all (a noisy face reads round) the model knows from the tuning renders."""
+    t = prep.tuning
+    out = []
+    for c in counted:
+        if c.kind == "cube":
+            out.append((c.core, c.count))
+        else:
+            top = prep.top_l.get(c.core.colour, 0.0)
+            out.append((c.core, Count(0, "pawn", faces=c.core.area_mm2 / t.FACE_CORE_MM2,
+                                      shade=c.core.lightness / top if top > 0 else 1.0)))
+    return out
+
+
 def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: DoubtModel) -> TrayReading:
     counted, doubts, confidence = read_cores(prep, frame, cores)
     frame.debug["counted"] = counted
@@ -82,10 +98,10 @@ def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: D
             courtiers[c.core.colour] += 1
         else:
             cubes[c.core.colour] += c.count.n
-    patches = [(c.core, c.count) for c in counted if c.kind == "cube"]
+    patches = model_patches(prep, counted)
     verdict = model.assess(cubes, [(core.colour, count) for core, count in patches],
-                           complete=len(frame.pose.marker_ids) >= len(g.MARKER_IDS), tables=model.tables(patches, gray=frame.gray),
-                           leftover=frame.debug["leftover"])
+                           complete=len(frame.pose.marker_ids) >= len(g.MARKER_IDS),
+                           tables=model.tables(patches, gray=frame.gray), leftover=frame.debug["leftover"])
     frame.debug["verdict"] = verdict
     cubes = dict(verdict.cubes)
     pending, flags = [], []
