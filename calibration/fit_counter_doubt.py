@@ -66,7 +66,7 @@ def tuning_scenes(shared: Path, extra: list[Path] | None = None) -> list[tuple[P
         if seed == HELD_OUT_RENDER_SEED:
             raise SystemExit(f"{root} was rendered with seed {seed}: that set is held out, never tuned on")
         cal = root if (root / "calibration" / "empty.jpg").is_file() else train
-        out.append((cal, root, sorted((root / "test").glob("*.jpg"))))
+        out.append((cal, root, [p for p in sorted((root / "test").glob("*.jpg")) if p.with_suffix(".json").is_file()]))
     if train.is_dir():
         scenes = [p for p in sorted((train / "test").glob("t*.jpg"))
                   if int(re.fullmatch(r"t(\d+)", p.stem).group(1)) % 3 != 0]  # type: ignore[union-attr]

@@ -30,40 +30,45 @@ MODEL_FILE = Path(__file__).with_name("patch_model.yml.gz")
 KINDS = ("face", "big_face", "tilted", "stacked", "merged", "touching", "small", "strip", "corner", "quarter", "pawn")
 CLASSES = (-1, 0, 1)  # cubes off: the truth minus the count (the tails -2, +2 are folded in)
 NEAR_MM = 15.0  # a neighbour this near (centre to centre) makes a patch part of a pile
-N_OUTLINE = 6
+N_OUTLINE = 5
 N_FEATURES = 17 + N_OUTLINE + len(KINDS) + len(ALL_COLOURS)
 
 
-def outline(core: Core, gray: np.ndarray | None) -> list[float]:
-    """How a patch's outline and shading depart from one flat face's: solidity (share of its
-    convex hull it fills), compactness (perimeter squared over area), its deepest notch (mm), the
-    notches deeper than 1 mm, and its grey spread (standard deviation over mean, and the 90th over
-    the 10th percentile): two faces at different heights or angles differ in brightness."""
+def outline(core: Core) -> list[float]:
+    """How a patch's outline departs from one flat face's: solidity (share of its convex hull it
+    fills), compactness (perimeter squared over area), its deepest notch (mm) and the notches deeper
+    than 1 mm (two faces meet at a notch)."""
     contour = core.contour.reshape(-1, 1, 2).astype(np.int32)
     area = max(float(cv2.contourArea(contour)), 1.0)
-    hull = cv2.convexHull(contour, returnPoints=False)
     solidity = area / max(float(cv2.contourArea(cv2.convexHull(contour))), 1.0)
     compact = float(cv2.arcLength(contour, True)) ** 2 / area
     deepest, notches = 0.0, 0
-    if len(contour) > 3 and hull is not None and len(hull) > 3:
+    hull = cv2.convexHull(contour, returnPoints=False) if len(contour) > 3 else None
+    if hull is not None and len(hull) > 3:
         try:
             defects = cv2.convexityDefects(contour, np.sort(hull, axis=0))
-        except cv2.error:
+        except cv2.error:  # a self-touching outline: no notches measured
             defects = None
         if defects is not None:
             depth = defects[:, 0, 3] / 256.0 / PPM
             deepest, notches = float(depth.max()), int((depth > 1.0).sum())
-    spread, ratio = 0.0, 1.0
-    if gray is not None:
+    return [solidity, compact, deepest, notches]
+
+
+def grey_spread(cores: Sequence[Core], gray: np.ndarray | None) -> np.ndarray:
+    """Per patch, its grey level's standard deviation over its mean (two faces at different heights
+    or angles to the ring light differ in brightness); all patches at once."""
+    out = np.zeros(len(cores))
+    if gray is None:
+        return out
+    for i, core in enumerate(cores):
+        contour = core.contour.reshape(-1, 1, 2).astype(np.int32)
         x, y, w, h = cv2.boundingRect(contour)
         mask = np.zeros((h, w), np.uint8)
         cv2.drawContours(mask, [contour - [x, y]], -1, 1, -1)
-        values = gray[y:y + h, x:x + w][mask > 0].astype(np.float32)
-        if values.size > 4:
-            lo, hi = np.percentile(values, (10, 90))
-            spread = float(values.std() / max(values.mean(), 1.0))
-            ratio = float(hi / max(lo, 1.0))
-    return [solidity, compact, deepest, notches, spread, ratio]
+        mean, std = cv2.meanStdDev(gray[y:y + h, x:x + w], mask=mask)
+        out[i] = float(std[0, 0]) / max(float(mean[0, 0]), 1.0)
+    return out
 
 
 def features(counted: Sequence[tuple[Core, Count]], gray: np.ndarray | None = None) -> np.ndarray:
@@ -78,6 +83,7 @@ def features(counted: Sequence[tuple[Core, Count]], gray: np.ndarray | None = No
     near = dist < NEAR_MM
     np.fill_diagonal(near, False)
     same = near & (colours[:, None] == colours[None, :])
+    spread = grey_spread([c for c, _ in counted], gray)
     for i, (core, count) in enumerate(counted):
         n = max(count.n, 1)
         vis = core.visible_mm2 / core.quarter_mm2 if core.visible_mm2 is not None and core.quarter_mm2 > 0 else -1.0
@@ -88,7 +94,7 @@ def features(counted: Sequence[tuple[Core, Count]], gray: np.ndarray | None = No
                float(others.min()) if others.size else 99.0]
         kind = [float(count.kind == k) for k in KINDS]
         colour = [float(colours[i] == j) for j in range(len(ALL_COLOURS))]
-        out[i] = row + outline(core, gray) + kind + colour
+        out[i] = row + outline(core) + [spread[i]] + kind + colour
     return out
 
 
