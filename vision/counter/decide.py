@@ -88,6 +88,20 @@ def model_patches(prep: Prepared, counted: list[Counted]) -> list[tuple[Core, Co
     return out
 
 
+def pawns_that_were_cubes(patches: list[tuple[Core, Count]], tables: list[np.ndarray], counted: dict[str, int],
+                          decided: dict[str, int], courtiers: dict[str, int]) -> dict[str, int]:
+    """The courtiers once the decision model has raised a colour's cubes: a pawn more probably a cube
+    face than not (its table's +1 above its 0) is that cube, not a courtier, up to the rise."""
+    out = dict(courtiers)
+    for colour, n in decided.items():
+        rise = n - counted.get(colour, 0)
+        likely = sorted((float(t[3]), i) for i, ((core, count), t) in enumerate(zip(patches, tables, strict=True))
+                        if count.kind == "pawn" and core.colour == colour and t[3] > t[2])
+        for _ in likely[::-1][:max(rise, 0)]:
+            out[colour] = max(out.get(colour, 0) - 1, 0)
+    return out
+
+
 def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: DoubtModel) -> TrayReading:
     counted, doubts, confidence = read_cores(prep, frame, cores)
     frame.debug["counted"] = counted
@@ -99,10 +113,12 @@ def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: D
         else:
             cubes[c.core.colour] += c.count.n
     patches = model_patches(prep, counted)
+    model_tables = model.tables(patches, gray=frame.gray)
     verdict = model.assess(cubes, [(core.colour, count) for core, count in patches],
                            complete=len(frame.pose.marker_ids) >= len(g.MARKER_IDS),
-                           tables=model.tables(patches, gray=frame.gray), leftover=frame.debug["leftover"])
+                           tables=model_tables, leftover=frame.debug["leftover"])
     frame.debug["verdict"] = verdict
+    courtiers = pawns_that_were_cubes(patches, model_tables, cubes, verdict.cubes, courtiers)
     cubes = dict(verdict.cubes)
     pending, flags = [], []
     for i, c in enumerate(counted):
