@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from vision.counter.patch_model import CLASSES, N_FEATURES, PatchModel
 
@@ -23,12 +24,12 @@ FOLDS = 5
 SEED = 9  # OpenCV's forest draws its samples from cv2's global generator: seeded for reruns
 
 
-def train(rows: np.ndarray, deltas: np.ndarray) -> cv2.ml.RTrees:
+def train(rows: npt.NDArray[np.float32], deltas: npt.NDArray[np.int32]) -> cv2.ml.RTrees:
     cv2.setRNGSeed(SEED)
     labels = np.clip(deltas, CLASSES[0], CLASSES[-1]).astype(np.int32).reshape(-1, 1)
     var_type = np.array([cv2.ml.VAR_ORDERED] * N_FEATURES + [cv2.ml.VAR_CATEGORICAL], np.uint8)
-    data = cv2.ml.TrainData_create(rows.astype(np.float32), cv2.ml.ROW_SAMPLE, labels, varType=var_type)
-    forest = cv2.ml.RTrees_create()
+    data = cv2.ml.TrainData.create(rows.astype(np.float32), cv2.ml.ROW_SAMPLE, labels, varType=var_type)
+    forest: cv2.ml.RTrees = cv2.ml.RTrees.create()
     forest.setMaxDepth(DEPTH)
     forest.setMinSampleCount(MIN_LEAF)
     forest.setActiveVarCount(0)  # sqrt of the features per split
@@ -38,7 +39,8 @@ def train(rows: np.ndarray, deltas: np.ndarray) -> cv2.ml.RTrees:
     return forest
 
 
-def out_of_fold(rows: np.ndarray, deltas: np.ndarray, groups: np.ndarray) -> np.ndarray:
+def out_of_fold(rows: npt.NDArray[np.float32], deltas: npt.NDArray[np.int32],
+                groups: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
     """Each row's class probabilities from a forest trained without its scene's fold."""
     out = np.zeros((len(rows), len(CLASSES)))
     fold = groups % FOLDS

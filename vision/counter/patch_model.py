@@ -20,6 +20,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from vision.counter.frame import Core
 from vision.counter.merged import Count
@@ -55,7 +56,7 @@ def outline(core: Core) -> list[float]:
     return [solidity, compact, deepest, notches]
 
 
-def grey_spread(cores: Sequence[Core], gray: np.ndarray | None) -> np.ndarray:
+def grey_spread(cores: Sequence[Core], gray: npt.NDArray[np.uint8] | None) -> npt.NDArray[np.float64]:
     """Per patch, its grey level's standard deviation over its mean (two faces at different heights
     or angles to the ring light differ in brightness); all patches at once."""
     out = np.zeros(len(cores))
@@ -71,7 +72,7 @@ def grey_spread(cores: Sequence[Core], gray: np.ndarray | None) -> np.ndarray:
     return out
 
 
-def features(counted: Sequence[tuple[Core, Count]], gray: np.ndarray | None = None) -> np.ndarray:
+def features(counted: Sequence[tuple[Core, Count]], gray: npt.NDArray[np.uint8] | None = None) -> npt.NDArray[np.float32]:
     """One row of measures per counted cube patch (``float32``, ``len(counted) x N_FEATURES``);
     ``gray`` is the frame's grey tray view."""
     out = np.zeros((len(counted), N_FEATURES), np.float32)
@@ -110,7 +111,7 @@ class PatchModel:
             return None
         return cls(cv2.ml.RTrees.load(str(path)))
 
-    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+    def probabilities(self, rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
         """``P(class)`` for ``CLASSES`` per row: the share of the forest's trees voting for it."""
         if len(rows) == 0:
             return np.zeros((0, len(CLASSES)))
@@ -119,10 +120,12 @@ class PatchModel:
         out = np.zeros((len(rows), len(CLASSES)))
         for j, label in enumerate(labels):
             out[:, CLASSES.index(label)] = votes[1:, j]
-        return out / np.maximum(out.sum(axis=1, keepdims=True), 1.0)
+        total: npt.NDArray[np.float64] = np.maximum(out.sum(axis=1, keepdims=True), 1.0)
+        return out / total
 
 
-def blend(forest_p: np.ndarray, kind_table: np.ndarray, kind_weight: float) -> np.ndarray:
+def blend(forest_p: npt.NDArray[np.float64], kind_table: npt.NDArray[np.float64],
+          kind_weight: float) -> npt.NDArray[np.float64]:
     """A patch's table over deltas -2..+2: the forest's votes, with ``kind_weight`` of its kind's
     table mixed in so that no patch is ever certain (the forest has seen few wrong patches)."""
     learned = np.array([0.0, forest_p[0], forest_p[1], forest_p[2], 0.0])
