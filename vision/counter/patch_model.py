@@ -83,19 +83,24 @@ def features(counted: Sequence[tuple[Core, Count]], gray: npt.NDArray[np.uint8] 
     dist = np.hypot(centres[:, None, 0] - centres[None, :, 0], centres[:, None, 1] - centres[None, :, 1])
     near = dist < NEAR_MM
     np.fill_diagonal(near, False)
-    same = near & (colours[:, None] == colours[None, :])
+    n_near = near.sum(axis=1)
+    n_same = (near & (colours[:, None] == colours[None, :])).sum(axis=1)
+    np.fill_diagonal(dist, 99.0)
+    nearest = np.minimum(dist.min(axis=1), 99.0)
     spread = grey_spread([c for c, _ in counted], gray)
+    kinds = {k: j for j, k in enumerate(KINDS)}
+    base = 17 + N_OUTLINE
     for i, (core, count) in enumerate(counted):
         n = max(count.n, 1)
         vis = core.visible_mm2 / core.quarter_mm2 if core.visible_mm2 is not None and core.quarter_mm2 > 0 else -1.0
-        others = dist[i][np.arange(len(counted)) != i]
-        row = [count.n, count.faces, count.faces / n, count.shade, core.squareness, core.roundness,
-               core.radius_mm, core.length_mm, core.width_mm, core.length_mm / n, core.summits,
-               len(core.parts), vis, count.hi - count.lo, int(near[i].sum()), int(same[i].sum()),
-               float(others.min()) if others.size else 99.0]
-        kind = [float(count.kind == k) for k in KINDS]
-        colour = [float(colours[i] == j) for j in range(len(ALL_COLOURS))]
-        out[i] = row + outline(core) + [spread[i]] + kind + colour
+        out[i, :base] = [count.n, count.faces, count.faces / n, count.shade, core.squareness, core.roundness,
+                         core.radius_mm, core.length_mm, core.width_mm, core.length_mm / n, core.summits,
+                         len(core.parts), vis, count.hi - count.lo, n_near[i], n_same[i], nearest[i],
+                         *outline(core), spread[i]]
+        if count.kind in kinds:
+            out[i, base + kinds[count.kind]] = 1.0
+        if colours[i] >= 0:
+            out[i, base + len(KINDS) + colours[i]] = 1.0
     return out
 
 
