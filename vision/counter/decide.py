@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from vision import geometry as g
 from vision.counter.doubt import DoubtModel
@@ -88,7 +89,7 @@ def model_patches(prep: Prepared, counted: list[Counted]) -> list[tuple[Core, Co
     return out
 
 
-def pawns_that_were_cubes(patches: list[tuple[Core, Count]], tables: list[np.ndarray], counted: dict[str, int],
+def pawns_that_were_cubes(patches: list[tuple[Core, Count]], tables: list[npt.NDArray[np.float64]], counted: dict[str, int],
                           decided: dict[str, int], courtiers: dict[str, int]) -> dict[str, int]:
     """The courtiers once the decision model has raised a colour's cubes: a pawn more probably a cube
     face than not (its table's +1 above its 0) is that cube, not a courtier, up to the rise."""
@@ -120,7 +121,8 @@ def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: D
     frame.debug["verdict"] = verdict
     courtiers = pawns_that_were_cubes(patches, model_tables, cubes, verdict.cubes, courtiers)
     cubes = dict(verdict.cubes)
-    pending, flags = [], []
+    pending: list[tuple[str, str | None, npt.NDArray[np.int32], int, float, str | None]] = []
+    flags: list[bool] = []
     for i, c in enumerate(counted):
         core = c.core
         note = (f"{c.count.kind} {core.area_mm2:.0f} mm2 v{core.visible_mm2 or 0:.0f} r{core.radius_mm:.1f} "

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from vision.counter.frame import Core
 from vision.counter.merged import Count
@@ -107,12 +108,12 @@ class DoubtModel:
         out["notes"] = self.notes
         return out
 
-    def _table(self, count: Count) -> np.ndarray:
+    def _table(self, count: Count) -> npt.NDArray[np.float64]:
         probs = self.deltas.get(model_key(count)) or self.deltas.get(count.kind) or self.deltas["face"]
         return np.asarray(probs, np.float64)
 
-    def tables(self, patches: list[tuple[Core, Count]], forest_p: np.ndarray | None = None,
-               gray: np.ndarray | None = None) -> list[np.ndarray]:
+    def tables(self, patches: list[tuple[Core, Count]], forest_p: npt.NDArray[np.float64] | None = None,
+               gray: npt.NDArray[np.uint8] | None = None) -> list[npt.NDArray[np.float64]]:
         """Each patch's ``P(delta)`` over -2..+2: its kind's table, blended with the patch forest's
         votes when there is a forest (``forest_p`` overrides its votes: the fitting script passes
         votes of forests that never saw the patch; ``gray``: the frame's grey tray view)."""
@@ -123,7 +124,7 @@ class DoubtModel:
             forest_p = self.patches.probabilities(features(patches, gray))
         return [blend(p, k, self.kind_weight) for p, k in zip(forest_p, kind, strict=True)]
 
-    def colour_distribution(self, n: int, items: list[Count], tables: list[np.ndarray] | None = None) -> dict[int, float]:
+    def colour_distribution(self, n: int, items: list[Count], tables: list[npt.NDArray[np.float64]] | None = None) -> dict[int, float]:
         """P(the camera should count k) for one colour read as ``n`` from ``items`` (with their
         tables over deltas, when given; else each kind's)."""
         dist = np.array([1.0])  # over deltas, offset so that index ``off`` is delta 0
@@ -146,7 +147,7 @@ class DoubtModel:
         return {k: p / total for k, p in out.items()}
 
     def assess(self, cubes: dict[str, int], items: list[tuple[str, Count]], complete: bool = True,
-               tables: list[np.ndarray] | None = None,
+               tables: list[npt.NDArray[np.float64]] | None = None,
                leftover: dict[str, tuple[float, float]] | None = None) -> Verdict:
         """The verdict on a usable reading: ``cubes`` as counted, ``items`` every counted cube patch
         (colour, count) in the order of the reading's patches, ``tables`` their ``P(delta)`` (see
@@ -157,7 +158,7 @@ class DoubtModel:
         by_colour: dict[str, list[tuple[int, Count]]] = {}
         for i, (colour, count) in enumerate(items):
             by_colour.setdefault(colour, []).append((i, count))
-        extra: dict[str, list[np.ndarray]] = {}
+        extra: dict[str, list[npt.NDArray[np.float64]]] = {}
         if leftover and "leftover" in self.deltas:
             wide = np.asarray(self.deltas["leftover"], np.float64)
             extra = {c: [wide] for c, (_, r) in leftover.items() if r >= self.leftover_radius_mm}
