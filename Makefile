@@ -32,6 +32,8 @@ typecheck: $(STAMP)
 	$(BIN)/mypy controller/accounts.py controller/between.py controller/collaborators.py \
 		controller/cycle.py controller/data_dir.py controller/session.py controller/steps.py controller/table.py \
 		controller/views.py
+	$(BIN)/mypy vision/counter/patch_model.py vision/counter/leftover.py vision/counter/doubt.py vision/counter/decide.py \
+		calibration/fit_counter_patches.py
 
 # The web page's end-to-end tests drive Debian's chromium: install it when it is missing and we are
 # root; without it those tests skip and say why.

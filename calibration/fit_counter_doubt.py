@@ -17,18 +17,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import re
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 
 import cv2
 import numpy as np
 
+from calibration.fit_counter_patches import out_of_fold, train
 from calibration.tray_dev import calibration_profile
 from vision import geometry as g
 from vision.counter import TrayCounter
+from vision.counter.decide import model_patches
 from vision.counter.doubt import DELTAS, MODEL_PATH, DoubtModel, model_key
+from vision.counter.frame import Core
+from vision.counter.merged import Count
+from vision.counter.patch_model import CLASSES, MODEL_FILE, features
 from vision.counter.tuning import PPM
 from vision.geometry import ALL_COLOURS
 from vision.imageio import read_image
@@ -38,21 +46,34 @@ PRIOR_WEIGHT = 2.0  # pseudo-observations spread like the faces' table
 MATCH_MM = 2.0  # a piece's top this far outside a patch still belongs to it
 PARTIAL_MATCH_MM = 7.0  # ... and a partly hidden one's top this far (its visible part is off-centre)
 TRUST_MARGIN = 0.01
-UNSEEN_KINDS = ("corner", "quarter", "strip", "stacked", "small", "tilted", "big_face")
+WRONG_TAIL = 0.002  # share of wrong readings' fitted log-odds allowed above the trust threshold
+KIND_WEIGHT = 0.2  # share of the kind tables in a patch's table when the forest is used
+UNSEEN_KINDS = ("leftover", "corner", "quarter", "strip", "stacked", "small", "tilted", "big_face")
 
 
-def tuning_scenes(shared: Path) -> list[tuple[Path, list[Path]]]:
-    """(set root, its tuning scenes): the held-out rule of bench/heldout.py, restated here so
-    that the package does not import the bench."""
+HELD_OUT_RENDER_SEED = 2026  # bench/heldout.py: a set rendered with this seed is never tuned on
+
+
+def tuning_scenes(shared: Path, extra: list[Path] | None = None) -> list[tuple[Path, Path, list[Path]]]:
+    """(calibration root, set root, its tuning scenes): the held-out rule of bench/heldout.py,
+    restated here so that the package does not import the bench. ``extra``: more render sets (every
+    test scene tunes; calibrated on their own shots, else on tray_train's: the same renderer)."""
     train = shared / "data" / "tray_train"
     out = []
+    for root in extra or []:
+        manifest = root / "manifest.json"
+        seed = json.loads(manifest.read_text()).get("seed") if manifest.is_file() else None
+        if seed == HELD_OUT_RENDER_SEED:
+            raise SystemExit(f"{root} was rendered with seed {seed}: that set is held out, never tuned on")
+        cal = root if (root / "calibration" / "empty.jpg").is_file() else train
+        out.append((cal, root, [p for p in sorted((root / "test").glob("*.jpg")) if p.with_suffix(".json").is_file()]))
     if train.is_dir():
         scenes = [p for p in sorted((train / "test").glob("t*.jpg"))
                   if int(re.fullmatch(r"t(\d+)", p.stem).group(1)) % 3 != 0]  # type: ignore[union-attr]
-        out.append((train, scenes))
+        out.append((train, train, scenes))
     dev = shared / "data" / "tray_dev"
     if dev.is_dir():
-        out.append((dev, sorted((dev / "test").glob("*.jpg"))))
+        out.append((dev, dev, sorted((dev / "test").glob("*.jpg"))))
     return out
 
 
@@ -70,52 +91,86 @@ def _view_px(piece: dict, camera: dict) -> tuple[float, float]:
     return (vx - TRAY_VIEW.x0) * PPM - 0.5, (vy - TRAY_VIEW.y0) * PPM - 0.5
 
 
-def tally(counter: TrayCounter, scenes: list[Path], counts: dict[str, np.ndarray], stats: dict) -> list[dict]:
-    """Adds each patch's delta to ``counts`` (per model key); returns per-scene records."""
-    records = []
-    for image in scenes:
-        meta = json.loads(image.with_suffix(".json").read_text())
-        reading, frame = counter.read(read_image(image))
-        if not reading.usable or frame is None or meta.get("foreign_object") or "pieces" not in meta:
-            records.append({"name": image.stem, "usable": reading.usable, "meta": meta, "reading": reading,
-                            "p_right": 0.0})
+@dataclass
+class Scene:
+    """One tuning scene as the stages read it: each counted cube patch with its measures and its
+    off-by against the ground truth, the counts before the decision model, and the truth."""
+
+    name: str
+    meta: dict
+    cubes: dict[str, int]
+    patches: list[tuple[Core, Count]]
+    deltas: list[int]
+    complete: bool
+    rows: np.ndarray  # vision.counter.patch_model.features of the patches
+    leftover: dict[str, tuple[float, float]]  # vision.counter.leftover, per colour
+    missed: dict[str, int]  # visible cubes of each colour no patch holds
+
+
+def match(patches: list[tuple[Core, Count]], meta: dict) -> tuple[list[int], dict[str, int]]:
+    """Each patch's off-by (the truth minus its count, 0 when its count lies between the pieces in
+    it at least a quarter visible and all the pieces in it), and the visible cubes no patch holds."""
+    assigned: dict[int, list[float]] = defaultdict(list)
+    missed = {c: 0 for c in ALL_COLOURS}
+    for piece in meta["pieces"]:
+        if piece.get("type") != "cube":
             continue
-        items = [c for c in frame.debug["counted"] if c.kind == "cube"]
-        assigned: dict[int, list[float]] = defaultdict(list)
-        for piece in meta["pieces"]:
-            if piece.get("type") != "cube":
+        pt = _view_px(piece, meta["camera"])
+        # A partly hidden cube's visible part lies off its centre, towards its uncovered side.
+        best, best_d = None, -(MATCH_MM if piece["visible_fraction"] >= 0.9 else PARTIAL_MATCH_MM) * PPM
+        for i, (core, _) in enumerate(patches):
+            if core.colour != piece["colour"]:
                 continue
-            pt = _view_px(piece, meta["camera"])
-            # A partly hidden cube's visible part lies off its centre, towards its uncovered side.
-            best, best_d = None, -(MATCH_MM if piece["visible_fraction"] >= 0.9 else PARTIAL_MATCH_MM) * PPM
-            for i, it in enumerate(items):
-                if it.core.colour != piece["colour"]:
-                    continue
-                d = cv2.pointPolygonTest(it.core.contour.reshape(-1, 1, 2).astype(np.float32), pt, True)
-                if d >= best_d:
-                    best, best_d = i, d
-            if best is not None:
-                assigned[best].append(piece["visible_fraction"])
-            elif piece["visible_fraction"] >= 0.25:
-                stats["missed"] += 1
-        for i, it in enumerate(items):
-            fracs = assigned.get(i, [])
-            lo, hi = sum(f >= 0.25 for f in fracs), len(fracs)
-            n = it.count.n
-            delta = lo - n if n < lo else (hi - n if n > hi else 0)
-            counts[model_key(it.count)][int(np.clip(delta, -2, 2)) + 2] += 1
-        stats["counted"] += sum(reading.cubes.values())
-        records.append({"name": image.stem, "usable": True, "meta": meta, "reading": reading,
-                        "p_right": frame.debug["verdict"].p_right})
-    return records
+            d = cv2.pointPolygonTest(core.contour.reshape(-1, 1, 2).astype(np.float32), pt, True)
+            if d >= best_d:
+                best, best_d = i, d
+        if best is not None:
+            assigned[best].append(piece["visible_fraction"])
+        elif piece["visible_fraction"] >= 0.25:
+            missed[piece["colour"]] += 1
+    deltas = []
+    for i, (_, count) in enumerate(patches):
+        fracs = assigned.get(i, [])
+        lo, hi = sum(f >= 0.25 for f in fracs), len(fracs)
+        n = count.n
+        deltas.append(lo - n if n < lo else (hi - n if n > hi else 0))
+    return deltas, missed
 
 
-def fit(shared: Path) -> tuple[DoubtModel, list[dict]]:
+def collect(shared: Path, extra: list[Path] | None = None) -> tuple[list[Scene], int]:
+    """Every usable clean tuning scene read once by the stages (whose counts do not depend on the
+    decision model), and the visible cubes no patch held."""
+    out, missed = [], 0
+    for cal, root, scenes in tuning_scenes(shared, extra):
+        counter = TrayCounter(calibration_profile(cal), model=DoubtModel({"face": [0.0, 0.0, 1.0, 0.0, 0.0]}))
+        for image in scenes:
+            meta = json.loads(image.with_suffix(".json").read_text())
+            reading, frame = counter.read(read_image(image))
+            if not reading.usable or frame is None or meta.get("foreign_object") or "pieces" not in meta:
+                continue
+            patches = model_patches(counter.prepared, frame.debug["counted"])
+            deltas, lost = match(patches, meta)
+            missed += sum(lost.values())
+            cubes = {c: 0 for c in ALL_COLOURS}
+            for core, count in patches:
+                cubes[core.colour] += count.n
+            out.append(Scene(f"{root.name}/{image.stem}", meta, cubes, patches, deltas,
+                             len(frame.pose.marker_ids) >= len(g.MARKER_IDS), features(patches, frame.gray),
+                             frame.debug["leftover"], lost))
+    return out, missed
+
+
+def fit_tables(scenes: list[Scene], missed: int) -> DoubtModel:
+    """The kind tables: each kind's off-by tallied, smoothed by a prior like the faces'."""
     counts: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(len(DELTAS)))
-    stats = {"missed": 0, "counted": 0}
-    sets = tuning_scenes(shared)
-    for root, scenes in sets:
-        tally(TrayCounter(calibration_profile(root)), scenes, counts, stats)
+    for scene in scenes:
+        for (_, count), delta in zip(scene.patches, scene.deltas, strict=True):
+            counts[model_key(count)][int(np.clip(delta, -2, 2)) + 2] += 1
+    radius = DoubtModel.leftover_radius_mm
+    for scene in scenes:  # a wide piece of uncounted colour: the cubes its colour's patches missed
+        for colour, (_, r) in scene.leftover.items():
+            if r >= radius:
+                counts["leftover"][min(scene.missed.get(colour, 0), 2) + 2] += 1
     for key in UNSEEN_KINDS:  # kinds the tuning renders may not show: the prior alone
         counts[key] += 0.0
     face = counts["face"] + 1.0
@@ -124,44 +179,86 @@ def fit(shared: Path) -> tuple[DoubtModel, list[dict]]:
     for key, row in counts.items():
         smoothed = row + PRIOR_WEIGHT * prior + np.array([0.05, 0.25, 0.0, 0.25, 0.05])  # never certain
         deltas[key] = list(smoothed / smoothed.sum())
-    model = DoubtModel(deltas, stats["missed"] / max(stats["counted"], 1), trust_p=0.0,
-                       notes={"patches": {k: [int(v) for v in row] for k, row in sorted(counts.items())},
-                              "missed": stats["missed"], "counted_cubes": stats["counted"],
-                              "scenes": sum(len(s) for _, s in sets)})
-    # Trust: re-run with the fitted tables and find the probability above every wrong reading.
-    records = []
-    for root, scenes in sets:
-        records += tally(TrayCounter(calibration_profile(root), model=model), scenes,
-                         defaultdict(lambda: np.zeros(len(DELTAS))), {"missed": 0, "counted": 0})
-    return model, records
+    counted = sum(sum(s.cubes.values()) for s in scenes)
+    return DoubtModel(deltas, missed / max(counted, 1), trust_p=0.0,
+                      notes={"patches": {k: [int(v) for v in row] for k, row in sorted(counts.items())},
+                             "missed": missed, "counted_cubes": counted, "scenes": len(scenes)})
 
 
 def right(meta: dict, cubes: dict[str, int]) -> bool:
     return all(meta["visible_cubes"].get(c, 0) <= cubes.get(c, 0) <= meta["cubes"].get(c, 0) for c in ALL_COLOURS)
 
 
+def assess_all(model: DoubtModel, scenes: list[Scene], forest_p: list[np.ndarray | None]) -> list[tuple[bool, float]]:
+    """(right, stated probability) of every scene's verdict."""
+    out = []
+    for scene, votes in zip(scenes, forest_p, strict=True):
+        tables = model.tables(scene.patches, votes) if votes is not None else None
+        verdict = model.assess(scene.cubes, [(core.colour, count) for core, count in scene.patches],
+                               scene.complete, tables, scene.leftover)
+        out.append((right(scene.meta, verdict.cubes), verdict.p_right))
+    return out
+
+
+def trust_threshold(wrong_p: list[float]) -> float:
+    """The probability a reading must reach to be trusted: above every wrong tuning reading's (with
+    ``TRUST_MARGIN``), and above all but ``WRONG_TAIL`` of a normal fitted to the wrong readings'
+    log-odds -- the tuning scenes hold a few dozen wrong readings, so their maximum alone says little
+    about the next one, and a trusted wrong reading is the worst outcome the station has."""
+    if not wrong_p:
+        return 0.9
+    thr = max(wrong_p) + TRUST_MARGIN
+    if len(wrong_p) >= 3:
+        odds = np.log(np.clip(wrong_p, 1e-6, 1 - 1e-6) / (1 - np.clip(wrong_p, 1e-6, 1 - 1e-6)))
+        z = NormalDist().inv_cdf(1.0 - WRONG_TAIL)
+        thr = max(thr, float(1.0 / (1.0 + np.exp(-(odds.mean() + z * odds.std(ddof=1))))))
+    return round(min(0.999, thr), 4)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shared", type=Path, default=Path(__file__).resolve().parent.parent.parent / "shared")
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
+    ap.add_argument("--forest", action="store_true", help="also train the patch forest (patch_model.yml.gz)")
+    ap.add_argument("--kind-weight", type=float, default=KIND_WEIGHT,
+                    help="share of the kind tables mixed into the forest's votes")
+    ap.add_argument("--extra", type=Path, action="append", default=[],
+                    help="another render set to tune on (never one rendered with the held-out seed)")
+    ap.add_argument("--cache", type=Path, help="keep the stages' readings of the tuning scenes here (pickle)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    model, records = fit(args.shared)
-    wrong_p = []
-    right_p = []
-    for r in records:
-        if not r["usable"] or r["meta"].get("foreign_object"):
-            continue
-        reading = r["reading"]
-        p = r["p_right"]
-        (right_p if right(r["meta"], reading.cubes) else wrong_p).append(p)
-    model.trust_p = round(min(0.999, max(wrong_p, default=0.9) + TRUST_MARGIN), 4)
+    if args.cache and args.cache.is_file():
+        scenes, missed = pickle.loads(args.cache.read_bytes())
+    else:
+        scenes, missed = collect(args.shared, args.extra)
+        if args.cache:
+            args.cache.write_bytes(pickle.dumps((scenes, missed)))
+    model = fit_tables(scenes, missed)
+    votes: list[np.ndarray | None] = [None] * len(scenes)
+    forest_file = None
+    if args.forest:
+        rows = np.concatenate([s.rows for s in scenes])
+        deltas = np.concatenate([np.asarray(s.deltas, np.int32) for s in scenes])
+        groups = np.concatenate([np.full(len(s.deltas), i) for i, s in enumerate(scenes)])
+        oof = out_of_fold(rows, deltas, groups)
+        votes = [oof[groups == i] for i in range(len(scenes))]
+        forest_file = args.out.with_name(MODEL_FILE.name)
+        train(rows, deltas).save(str(forest_file))
+        model.kind_weight = args.kind_weight
+        model.notes["forest_patches"] = int(len(rows))
+        model.notes["forest_oof_argmax_right"] = float(np.mean(np.asarray(CLASSES)[oof.argmax(axis=1)]
+                                                               == np.clip(deltas, -1, 1)))
+    results = assess_all(model, scenes, votes)
+    wrong_p = [p for ok, p in results if not ok]
+    right_p = [p for ok, p in results if ok]
+    model.trust_p = trust_threshold(wrong_p)
     model.notes["tuning_right"] = len(right_p)
     model.notes["tuning_wrong"] = len(wrong_p)
     model.notes["tuning_trusted"] = sum(p >= model.trust_p for p in right_p)
-    args.out.write_text(json.dumps(model.to_json(), indent=1) + "\n")
-    print(f"wrote {args.out}: trust_p {model.trust_p}; on the tuning scenes {model.notes['tuning_trusted']} of "
-          f"{len(right_p)} right readings trusted, none of {len(wrong_p)} wrong ones")
+    args.out.write_text(json.dumps(model.to_json(forest_file.name if forest_file else None), indent=1) + "\n")
+    print(f"wrote {args.out}: trust_p {model.trust_p}; on the tuning scenes ({len(results)}) "
+          f"{len(right_p)} right, {model.notes['tuning_trusted']} of them trusted, none of {len(wrong_p)} wrong ones"
+          + (" (forest votes out of fold)" if args.forest else ""))
     for k, v in sorted(model.notes["patches"].items()):  # type: ignore[union-attr]
         print(f"  {k:<15} deltas -2..+2 {v}")
     print(f"  missed {model.notes['missed']} of {model.notes['counted_cubes']} counted cubes")

@@ -12,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from vision import geometry as g
 from vision.counter.doubt import DoubtModel
 from vision.counter.frame import Core, Frame, Prepared
+from vision.counter.leftover import leftover
 from vision.counter.merged import SMALL_FACE_SCORE, Count, cubes_in
 from vision.counter.pawns import looks_like_pawn, top_of_a_pawn
 from vision.reading import TrayReading, empty_courtiers, empty_cubes
@@ -71,20 +73,56 @@ def read_cores(prep: Prepared, frame: Frame, cores: list[Core]) -> tuple[list[Co
     return out, doubts, confidence
 
 
+def model_patches(prep: Prepared, counted: list[Counted]) -> list[tuple[Core, Count]]:
+    """Every counted patch as the decision model sees it, in the reading's order: a cube patch its
+    count; a pawn none of the colour's cubes (``Count(0, "pawn")``), whose odds of being a cube
+    face after all (a noisy face reads round) the model knows from the tuning renders."""
+    t = prep.tuning
+    out = []
+    for c in counted:
+        if c.kind == "cube":
+            out.append((c.core, c.count))
+        else:
+            top = prep.top_l.get(c.core.colour, 0.0)
+            out.append((c.core, Count(0, "pawn", faces=c.core.area_mm2 / t.FACE_CORE_MM2,
+                                      shade=c.core.lightness / top if top > 0 else 1.0)))
+    return out
+
+
+def pawns_that_were_cubes(patches: list[tuple[Core, Count]], tables: list[npt.NDArray[np.float64]], counted: dict[str, int],
+                          decided: dict[str, int], courtiers: dict[str, int]) -> dict[str, int]:
+    """The courtiers once the decision model has raised a colour's cubes: a pawn more probably a cube
+    face than not (its table's +1 above its 0) is that cube, not a courtier, up to the rise."""
+    out = dict(courtiers)
+    for colour, n in decided.items():
+        rise = n - counted.get(colour, 0)
+        likely = sorted((float(t[3]), i) for i, ((core, count), t) in enumerate(zip(patches, tables, strict=True))
+                        if count.kind == "pawn" and core.colour == colour and t[3] > t[2])
+        for _ in likely[::-1][:max(rise, 0)]:
+            out[colour] = max(out.get(colour, 0) - 1, 0)
+    return out
+
+
 def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: DoubtModel) -> TrayReading:
     counted, doubts, confidence = read_cores(prep, frame, cores)
     frame.debug["counted"] = counted
+    frame.debug["leftover"] = leftover(prep, frame, [c.core for c in counted])
     cubes, courtiers = empty_cubes(), empty_courtiers()
     for c in counted:
         if c.kind == "courtier":
             courtiers[c.core.colour] += 1
         else:
             cubes[c.core.colour] += c.count.n
-    verdict = model.assess(cubes, [(c.core.colour, c.count) for c in counted if c.kind == "cube"],
-                           complete=len(frame.pose.marker_ids) >= len(g.MARKER_IDS))
+    patches = model_patches(prep, counted)
+    model_tables = model.tables(patches, gray=frame.gray)
+    verdict = model.assess(cubes, [(core.colour, count) for core, count in patches],
+                           complete=len(frame.pose.marker_ids) >= len(g.MARKER_IDS),
+                           tables=model_tables, leftover=frame.debug["leftover"])
     frame.debug["verdict"] = verdict
+    courtiers = pawns_that_were_cubes(patches, model_tables, cubes, verdict.cubes, courtiers)
     cubes = dict(verdict.cubes)
-    pending, flags = [], []
+    pending: list[tuple[str, str | None, npt.NDArray[np.int32], int, float, str | None]] = []
+    flags: list[bool] = []
     for i, c in enumerate(counted):
         core = c.core
         note = (f"{c.count.kind} {core.area_mm2:.0f} mm2 v{core.visible_mm2 or 0:.0f} r{core.radius_mm:.1f} "

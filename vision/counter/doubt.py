@@ -19,8 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
+from vision.counter.frame import Core
 from vision.counter.merged import Count
+from vision.counter.patch_model import PatchModel, blend, features
 
 MODEL_PATH = Path(__file__).with_name("doubt_model.json")
 DELTAS = (-2, -1, 0, 1, 2)
@@ -73,29 +76,61 @@ class DoubtModel:
     trust_p: float = 0.97
     doubt_min: float = 0.02
     notes: dict[str, object] = field(default_factory=dict)
+    # Share of the kind's table mixed into the patch forest's votes (1: the kind tables alone, and
+    # the forest is not used); the forest itself (vision.counter.patch_model), when shipped.
+    kind_weight: float = 1.0
+    patches: PatchModel | None = None
+    # Uncounted colour this wide (inscribed radius, mm) may be a missed cube: a quarter face's 5 mm
+    # corner is 2.5 mm; on the tuning renders every such piece was 4 mm or more and came with a
+    # colour counted short, and every other piece under 1.3 mm.
+    leftover_radius_mm: float = 2.5
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> DoubtModel:
         data = json.loads(Path(path).read_text())
+        kind_weight = float(data.get("kind_weight", 1.0))
+        forest = PatchModel.load(Path(path).with_name(str(data["patch_model"]))) if data.get("patch_model") else None
+        if forest is None:
+            kind_weight = 1.0
         return cls({k: [float(v) for v in vs] for k, vs in data["deltas"].items()},
                    float(data["missed_per_cube"]), float(data["trust_p"]), float(data["doubt_min"]),
-                   dict(data.get("notes", {})))
+                   dict(data.get("notes", {})), kind_weight, forest,
+                   float(data.get("leftover_radius_mm", cls.leftover_radius_mm)))
 
-    def to_json(self) -> dict[str, object]:
-        return {"deltas": {k: [round(v, 5) for v in vs] for k, vs in sorted(self.deltas.items())},
-                "missed_per_cube": round(self.missed_per_cube, 5), "trust_p": self.trust_p,
-                "doubt_min": self.doubt_min, "notes": self.notes}
+    def to_json(self, patch_model: str | None = None) -> dict[str, object]:
+        out: dict[str, object] = {
+            "deltas": {k: [round(v, 5) for v in vs] for k, vs in sorted(self.deltas.items())},
+            "missed_per_cube": round(self.missed_per_cube, 5), "trust_p": self.trust_p,
+            "doubt_min": self.doubt_min, "kind_weight": self.kind_weight,
+            "leftover_radius_mm": self.leftover_radius_mm}
+        if patch_model:
+            out["patch_model"] = patch_model
+        out["notes"] = self.notes
+        return out
 
-    def _table(self, count: Count) -> np.ndarray:
+    def _table(self, count: Count) -> npt.NDArray[np.float64]:
         probs = self.deltas.get(model_key(count)) or self.deltas.get(count.kind) or self.deltas["face"]
         return np.asarray(probs, np.float64)
 
-    def colour_distribution(self, n: int, items: list[Count]) -> dict[int, float]:
-        """P(the camera should count k) for one colour read as ``n`` from ``items``."""
+    def tables(self, patches: list[tuple[Core, Count]], forest_p: npt.NDArray[np.float64] | None = None,
+               gray: npt.NDArray[np.uint8] | None = None) -> list[npt.NDArray[np.float64]]:
+        """Each patch's ``P(delta)`` over -2..+2: its kind's table, blended with the patch forest's
+        votes when there is a forest (``forest_p`` overrides its votes: the fitting script passes
+        votes of forests that never saw the patch; ``gray``: the frame's grey tray view)."""
+        kind = [self._table(count) for _, count in patches]
+        if forest_p is None:
+            if self.patches is None or self.kind_weight >= 1.0 or not patches:
+                return kind
+            forest_p = self.patches.probabilities(features(patches, gray))
+        return [blend(p, k, self.kind_weight) for p, k in zip(forest_p, kind, strict=True)]
+
+    def colour_distribution(self, n: int, items: list[Count], tables: list[npt.NDArray[np.float64]] | None = None) -> dict[int, float]:
+        """P(the camera should count k) for one colour read as ``n`` from ``items`` (with their
+        tables over deltas, when given; else each kind's)."""
         dist = np.array([1.0])  # over deltas, offset so that index ``off`` is delta 0
         off = 0
-        for count in items:
-            dist = np.convolve(dist, self._table(count))
+        for i, count in enumerate(items):
+            dist = np.convolve(dist, tables[i] if tables is not None else self._table(count))
             off += 2
         lam = self.missed_per_cube * max(n, 1)
         if lam > 0:
@@ -111,12 +146,22 @@ class DoubtModel:
         total = sum(out.values())
         return {k: p / total for k, p in out.items()}
 
-    def assess(self, cubes: dict[str, int], items: list[tuple[str, Count]], complete: bool = True) -> Verdict:
+    def assess(self, cubes: dict[str, int], items: list[tuple[str, Count]], complete: bool = True,
+               tables: list[npt.NDArray[np.float64]] | None = None,
+               leftover: dict[str, tuple[float, float]] | None = None) -> Verdict:
         """The verdict on a usable reading: ``cubes`` as counted, ``items`` every counted cube patch
-        (colour, count) in the order of the reading's patches."""
+        (colour, count) in the order of the reading's patches, ``tables`` their ``P(delta)`` (see
+        :meth:`tables`; each kind's table when None), ``leftover`` each colour's uncounted colour
+        (:func:`vision.counter.leftover.leftover`): a piece wider than ``leftover_radius_mm`` adds
+        the ``leftover`` table's odds of a cube missed."""
+        table = tables if tables is not None else [self._table(count) for _, count in items]
         by_colour: dict[str, list[tuple[int, Count]]] = {}
         for i, (colour, count) in enumerate(items):
             by_colour.setdefault(colour, []).append((i, count))
+        extra: dict[str, list[npt.NDArray[np.float64]]] = {}
+        if leftover and "leftover" in self.deltas:
+            wide = np.asarray(self.deltas["leftover"], np.float64)
+            extra = {c: [wide] for c, (_, r) in leftover.items() if r >= self.leftover_radius_mm}
         out_cubes = dict(cubes)
         alternatives: dict[str, list[tuple[int, float]]] = {}
         doubtful: set[int] = set()
@@ -124,7 +169,9 @@ class DoubtModel:
         weakest: tuple[float, str, list[tuple[int, float]]] | None = None
         for colour, n in cubes.items():
             mine = by_colour.get(colour, [])
-            dist = self.colour_distribution(n, [c for _, c in mine])
+            pseudo = extra.get(colour, [])
+            dist = self.colour_distribution(n, [c for _, c in mine] + [Count(0, "leftover")] * len(pseudo),
+                                            [table[i] for i, _ in mine] + pseudo)
             ranked = sorted(dist.items(), key=lambda kv: (-kv[1], abs(kv[0] - n)))
             best, p_best = ranked[0]  # the stages' count unless the model finds another more probable
             out_cubes[colour] = best
@@ -138,7 +185,7 @@ class DoubtModel:
             if 1.0 - p_best < self.doubt_min:
                 continue
             alternatives[colour] = _rounded(shown)
-            wrong = [(1.0 - self._table(c)[2], i) for i, c in mine]
+            wrong = [(1.0 - float(table[i][2]), i) for i, _ in mine]
             if wrong:
                 worst = max(w for w, _ in wrong)
                 doubtful |= {i for w, i in wrong if w >= 0.5 * worst and w >= self.doubt_min}

@@ -120,8 +120,9 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
             small = area_mm2 < 1.5 * t.FACE_CORE_MM2
             if px_area / hull_area < t.MIN_SOLIDITY and small:
                 continue
-            # No part of one face is longer than its diagonal: a long thin sliver is a crevice.
-            if small and max(rect_w, rect_h) / PPM > t.MAX_FACE_LENGTH_MM:
+            # No part of one face is longer than its diagonal: a long thin sliver is a crevice. A
+            # patch as wide as a quarter face is not thin: a face and a tilted cube beside it.
+            if small and max(rect_w, rect_h) / PPM > t.MAX_FACE_LENGTH_MM and r < t.SLIVER_MAX_RADIUS_MM:
                 continue
             means.append(cv2.mean(tray[y:y + h, x:x + w], sub.astype(np.uint8))[:3])
             found.append((i, area_mm2, r, px_area / max(rect_w * rect_h, 1.0),

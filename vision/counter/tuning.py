@@ -38,6 +38,10 @@ class Tuning:
     MIN_SOLIDITY: float = 0.6
     FACE_GATE: float = 12.0  # Mahalanobis^2 of a face's mean colour against its colour's model
     MAX_FACE_LENGTH_MM: float = 1.1 * math.sqrt(2) * g.CUBE_EDGE_MM  # a face's diagonal, magnified
+    # A crevice between cubes is thin: a long patch with an inscribed radius of a quarter face's
+    # corner (5 x 5 mm) or more is cube, not crevice (on the tuning renders such patches held two
+    # cubes of the colour, a face and a tilted one, that were dropped as a sliver).
+    SLIVER_MAX_RADIUS_MM: float = 0.25 * g.CUBE_EDGE_MM
     FLOOR_LEVEL_SIGMA_MM: float = 8.0  # smoothing of the local floor level
     BLACK_SPLIT_EXPONENT: float = 1 / 3  # where between black and floor (log grey) shadowed floor starts
     # -- pawns (vision.counter.pawns) --

@@ -1,0 +1,36 @@
+"""Colour that no counted patch explains: where a whole cube may have gone uncounted.
+
+A visible cube that no patch stands for (its face dropped as a sliver, taken for a pawn's ball,
+lost in a pile's shadow) leaves its colour's pixels behind. Per colour, the pixels of that colour
+beyond reach of every counted patch (``FACE_REACH_MM``, the seam band) are the leftover; its widest
+piece (inscribed radius, mm) tells the decision model how likely it is that a
+cube of that colour was missed (:mod:`vision.counter.doubt`).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.counter.frame import Core, Frame, Prepared
+from vision.counter.tuning import PPM
+
+
+def leftover(prep: Prepared, frame: Frame, counted: list[Core]) -> dict[str, tuple[float, float]]:
+    """Per colour with pixels in the tray: (leftover area mm2, its widest inscribed radius mm)."""
+    out: dict[str, tuple[float, float]] = {}
+    by_colour: dict[str, list[Core]] = {}
+    for core in counted:
+        by_colour.setdefault(core.colour, []).append(core)
+    for colour, (box, ox, oy) in frame.colour_boxes.items():
+        covered = np.zeros(box.shape, np.uint8)
+        cv2.drawContours(covered, [(c.contour - np.array([ox, oy])).reshape(-1, 1, 2).astype(np.int32)
+                                   for c in by_colour.get(colour, [])], -1, 1, -1)
+        rest = cv2.morphologyEx(cv2.subtract(box, cv2.dilate(covered, prep.reach_kernel)), cv2.MORPH_OPEN, prep.k3)
+        area = cv2.countNonZero(rest)
+        if area == 0:
+            out[colour] = (0.0, 0.0)
+            continue
+        dist = cv2.distanceTransform(rest, cv2.DIST_L2, 3)
+        out[colour] = (area / PPM**2, float(dist.max()) / PPM)
+    return out
