@@ -24,7 +24,6 @@ def _config_file(tmp_path: Path, example: str, extra: str = "") -> Path:
 
 
 def test_sim_station_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("simulation.synth")
     code = main(["hw", "check", "--config", str(_config_file(tmp_path, "sim.toml"))])
     out = capsys.readouterr().out
     assert code == 0, out
@@ -92,7 +91,6 @@ def test_sweep_skipped_when_cubes_wait_in_the_funnel(tmp_path: Path) -> None:
 @pytest.mark.micropython
 def test_firmware_on_a_pty_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("simulation.synth")
     monkeypatch.setenv("COLUMNS", "300")  # one table row per line, so the firmware's name is not wrapped
     code = main(["hw", "check", "--config", str(_config_file(tmp_path, "sim-firmware.toml"))])
     out = capsys.readouterr().out

@@ -18,10 +18,10 @@ import pytest
 from hardware.errors import BoardResetError, LinkError
 from hardware.interfaces import BoardInfo, Camera, FunnelRelease, TrayBoard
 from simulation import SimWorld
+from simulation import firmware_pty as fw_mod
 
 
 def _firmware_link() -> Iterator[Any]:
-    fw_mod = pytest.importorskip("simulation.firmware_pty")
     from hardware.link import open_link
 
     try:
@@ -99,7 +99,6 @@ def _red_on_grey(path: Path, n: int = 3) -> None:
 def red_camera(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Camera]:
     """A camera whose only saturated colour in view is red."""
     if request.param == "sim":
-        pytest.importorskip("simulation.synth")
         from simulation.camera import SimCamera
 
         table = SimWorld(tmp_path / "w.json", motion_frames=0)

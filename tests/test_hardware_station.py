@@ -28,7 +28,6 @@ def test_default_station_is_simulated(tmp_path: Path) -> None:
 
 
 def test_a_drop_through_the_simulated_station(tmp_path: Path) -> None:
-    pytest.importorskip("simulation.synth")
     with open_station(_cfg(tmp_path).replace(board={"beam_clump": 0.0})) as st:  # a beam that misses no cube
         assert st.world is not None and st.tray_board is not None
         st.tray_board.reset_beam()

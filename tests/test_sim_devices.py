@@ -124,7 +124,6 @@ def test_camera_sees_motion_after_a_release_and_the_led_level(table: SimWorld) -
 
 
 def test_rendered_frames_move_then_settle(table: SimWorld) -> None:
-    pytest.importorskip("simulation.synth")
     from simulation.camera import SimCamera
 
     cam = SimCamera(table, width=320, height=240, seed=3)
@@ -141,7 +140,6 @@ def test_rendered_frames_move_then_settle(table: SimWorld) -> None:
 
 def test_settle_detector_waits_for_the_rolling_cubes(table: SimWorld) -> None:
     """The frames right after a release move enough for vision's settle detection, then go still."""
-    pytest.importorskip("simulation.synth")
     settle = pytest.importorskip("vision.settle")
     from simulation.camera import SimCamera
 

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 import pytest
 
+import simulation.synthetic_profile as calibration_synthetic
 from vision.counter.doubt import DoubtModel
 from vision.counter.frame import Core, Frame, Prepared
 from vision.counter.guards import coloured_objects
@@ -26,8 +27,6 @@ from vision.counter.merged import Count, cubes_in
 from vision.counter.tuning import PPM
 from vision.geometry import ALL_COLOURS, PLATE_H_MM, PLATE_W_MM
 from vision.reading import TrayReading
-
-calibration_synthetic = pytest.importorskip("simulation.synthetic_profile")
 
 
 def _held_out(name: str) -> bool:

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 import pytest
 
+import simulation.synthetic_profile as calibration_synthetic
 from vision.counter.decide import pawns_that_were_cubes
 from vision.counter.doubt import DoubtModel
 from vision.counter.frame import Core, Frame, Prepared
@@ -25,8 +26,6 @@ from vision.counter.merged import Count
 from vision.counter.patch_model import CLASSES, MODEL_FILE, N_FEATURES, PatchModel, features
 from vision.counter.tuning import PPM
 from vision.geometry import ALL_COLOURS
-
-calibration_synthetic = pytest.importorskip("calibration.synthetic")
 
 FACE = [0.001, 0.004, 0.99, 0.004, 0.001]
 

@@ -15,11 +15,10 @@ import cv2
 import numpy as np
 import pytest
 
+import simulation.synthetic_profile as calibration_synthetic
 from vision.counter.frame import Core, Prepared
 from vision.counter.merged import beyond_top_square, cells, cubes_in, cubes_in_part, parts
 from vision.plate import TRAY_PPM
-
-calibration_synthetic = pytest.importorskip("simulation.synthetic_profile")
 
 PPM = TRAY_PPM
 FACE_CORE_MM = 9.0  # a face's core once the seams are removed

@@ -10,10 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import simulation.synthetic_profile as calibration_synthetic
+from simulation import synth
 from vision import geometry as geo
-
-synth = pytest.importorskip("simulation.synth")
-calibration_synthetic = pytest.importorskip("simulation.synthetic_profile")
 
 X0, Y0, X1, Y1 = geo.TRAY_INNER_MM
 CX, CY = (X0 + X1) / 2, (Y0 + Y1) / 2
