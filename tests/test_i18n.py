@@ -72,7 +72,7 @@ def test_the_cli_speaks_german_under_a_german_lang(tmp_path: Path, capsys: pytes
     monkeypatch.setenv("LANG", "de_DE.UTF-8")
     assert main(["session", "new", "--players", "red,blue,yellow", "--emperors-court", *d]) == 0
     out = capsys.readouterr().out
-    assert "Partie 1 begonnen: red, blue, yellow mit dem Kaiserhof" in out and "Wo jeder Würfel ist" in out
+    assert "Partie 1 begonnen: Rot, Blau, Gelb mit dem Kaiserhof" in out and "Wo jeder Würfel ist" in out
     assert main(["session", "end", *d]) == 0
     assert "Das Ende der Partie (Partie 1)" in capsys.readouterr().out
     monkeypatch.setenv("LANG", "en_GB.UTF-8")

@@ -17,6 +17,8 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
+from controller.cli._words import spoken
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -60,6 +62,13 @@ def _describe(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; what it prints is in the language ``LANG`` names (English or German)."""
+    words = list(argv if argv is not None else sys.argv[1:])
+    with spoken("en" if "--json" in words else None):  # JSON is for programs: its strings stay as they are
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)

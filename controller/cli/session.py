@@ -257,11 +257,8 @@ def _session_new(args: argparse.Namespace) -> int:
 
     with _open(args) as table:
         status = table.new_session(args.players, args.emperors_court, args.force)
-        from controller.i18n import _
-
-        console().print(_("Session {session_id} started: {players}").format(
-            session_id=status["session"]["session_id"], players=", ".join(args.players))
-                        + (_(" with the Emperor's Court") if args.emperors_court else ""))
+        console().print(f"Session {status['session']['session_id']} started: {', '.join(args.players)}"
+                        + (" with the Emperor's Court" if args.emperors_court else ""))
         console().print(status_table(status))
         if status.get("emptied") is not None:
             taken = status["emptied"]
@@ -286,14 +283,11 @@ def _session_end(args: argparse.Namespace) -> int:
 
 def print_game_end(summary: dict[str, Any]) -> None:
     from controller.cli._render import console, counts_text
-    from controller.i18n import _
-
     out = console()
-    out.print(_("The game's end (session {session_id}): {text}").format(session_id=summary["session_id"],
-                                                                       text=summary["text"]), highlight=False)
+    out.print(f"The game's end (session {summary['session_id']}): {summary['text']}", highlight=False)
     for row in summary["battles"]:
         out.print(f"  drop {row['drop_id']}: {row['text']}", highlight=False)
-    out.print(_("in the tower: "), counts_text(summary["tower"]))
+    out.print("in the tower: ", counts_text(summary["tower"]))
 
 
 @_guarded
@@ -301,10 +295,8 @@ def _session_undo(args: argparse.Namespace) -> int:
     from controller.cli._render import console, status_table
 
     with _open(args) as table:
-        from controller.i18n import _
-
         done = table.undo(args.who)
-        print(_("undone: {what}").format(what=done["message"].removeprefix("undone: ")))
+        print(f"undone: {done['message'].removeprefix('undone: ')}")
         console().print(status_table(table.status()))
     return 0
 
@@ -459,10 +451,9 @@ def _status(args: argparse.Namespace) -> int:
         out.print(f"[bold red]READ-ONLY:[/] {health['message']}")
     out.print(status_table(status))
     if status.get("session"):
-        from controller.i18n import _
         from controller.wording import round_phrase
 
-        out.print(_("this round: {round}").format(round=round_phrase(status["round"])))
+        out.print(f"this round: {round_phrase(status['round'])}")
     if status.get("drop"):
         out.print(result_panel(status["drop"]))
     return 0
