@@ -123,7 +123,7 @@ class _Template:
 @functools.cache
 def _catalogue(lang: str) -> tuple[dict[str, str], tuple[_Template, ...]]:
     exact: dict[str, str] = {}
-    templates: list[tuple[int, _Template]] = []
+    templates: list[tuple[tuple[int, int], _Template]] = []
     for msgid, msgstr in messages(lang).items():
         names = tuple(PLACEHOLDER.findall(msgid))
         if not names:
@@ -133,9 +133,12 @@ def _catalogue(lang: str) -> tuple[dict[str, str], tuple[_Template, ...]]:
             continue  # a placeholder used twice cannot be a regex group twice; such msgids are only gettext's
         regex = "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>{_group(part)})"
                         for i, part in enumerate(PLACEHOLDER.split(msgid)))
+        # Tried first: a msgid fixed at both ends ("drop {n}: {text}" before "{kind} against {defender}"),
+        # then the one with the most fixed words.
+        anchored = (not msgid.startswith("{")) + (not msgid.endswith("}"))
         literal = len(PLACEHOLDER.sub("", msgid))
-        templates.append((literal, _Template(re.compile(regex, re.DOTALL), names, msgstr)))
-    templates.sort(key=lambda t: -t[0])  # the msgid with the most fixed words wins
+        templates.append(((anchored, literal), _Template(re.compile(regex, re.DOTALL), names, msgstr)))
+    templates.sort(key=lambda t: (-t[0][0], -t[0][1]))
     return exact, tuple(t for _, t in templates)
 
 
@@ -177,6 +180,10 @@ def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...
         if m:
             values = {k: _translate(v, exact, templates, depth + 1) for k, v in m.groupdict().items()}
             return lead + _fill(template.translation, values) + trail
+    lower = core[:1].lower() + core[1:]  # "Red" on a button: the catalogue's "red", capitalised again
+    if lower != core and lower in exact:
+        done = exact[lower]
+        return lead + done[:1].upper() + done[1:] + trail
     count = re.fullmatch(r"(\d+) (.+)", core)  # "3 red": a count of something the catalogue names
     if count and count.group(2) in exact:
         return f"{lead}{count.group(1)} {exact[count.group(2)]}{trail}"

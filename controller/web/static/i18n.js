@@ -20,8 +20,9 @@ function compile() {
     if (new Set(names).size !== names.length) return null;
     const parts = id.split(PLACEHOLDER);
     const source = parts.map((p, i) => (i % 2 === 0 ? escape(p) : `(?<${p}>${group(p)})`)).join("");
-    return { pattern: new RegExp(`^${source}$`), literal: id.replace(PLACEHOLDER, "").length, translation };
-  }).filter(Boolean).sort((a, b) => b.literal - a.literal);
+    const anchored = Number(!id.startsWith("{")) + Number(!id.endsWith("}"));
+    return { pattern: new RegExp(`^${source}$`), anchored, literal: id.replace(PLACEHOLDER, "").length, translation };
+  }).filter(Boolean).sort((a, b) => b.anchored - a.anchored || b.literal - a.literal);  // as controller/i18n.py
 }
 
 function translate(text, depth) {
@@ -38,6 +39,8 @@ function translate(text, depth) {
       return lead + tpl.translation.replace(PLACEHOLDER, (all, k) => (k in values ? values[k] : all)) + trail;
     }
   }
+  const lower = core.charAt(0).toLowerCase() + core.slice(1);  // "Red" on a button: the catalogue's "red"
+  if (lower !== core && T[lower] !== undefined) return lead + T[lower].charAt(0).toUpperCase() + T[lower].slice(1) + trail;
   const count = /^(\d+) (.+)$/.exec(core);
   if (count && T[count[2]] !== undefined) return `${lead}${count[1]} ${T[count[2]]}${trail}`;
   for (const sep of SEPARATORS) {

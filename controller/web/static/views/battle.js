@@ -175,8 +175,7 @@ export function oddsView(odds) {
       })),
     h("ul", { class: "odds-list" }, rows.map(([k, t, p, cls]) =>
       h("li", { "data-side": k }, h("span", { class: `dot ${cls}` }), h("span", { text: t }), h("strong", { text: pct(p) })))),
-    h("p", { class: "muted" }, `Expected in the tray: ${side(odds.attacker)} ${Number(expected.attacker).toFixed(1)}, `
-      + `${side(odds.defender)} ${Number(expected.defender).toFixed(1)}`),
+    h("p", { class: "muted", text: `Expected in the tray: ${side(odds.attacker)} ${Number(expected.attacker).toFixed(1)}, ${side(odds.defender)} ${Number(expected.defender).toFixed(1)}` }),
     h("p", { class: "muted", id: "odds-model", text: `Tower model: ${odds.model} (${how})` }),
     odds.note ? h("p", { class: "notice", text: odds.note }) : null)];
 }

@@ -72,7 +72,7 @@ export function resultView(record) {
   const right = h("div", {},
     h("h3", { text: "In the tray" }), swatches(tray),
     ...corr.map((c) => h("div", { class: "notice", "data-testid": "correction-note" },
-      h("strong", { text: `${sameCounts(c.before, c.after) ? "Confirmed" : "Corrected"} by ${c.who} at ${when(c.when)}` }),
+      h("strong", { text: sameCounts(c.before, c.after) ? `Confirmed by ${c.who} at ${when(c.when)}` : `Corrected by ${c.who} at ${when(c.when)}` }),
       h("div", {}, "The station read: ", ...inline(c.before)),
       sameCounts(c.before, c.after) ? null : h("div", {}, "Corrected to: ", ...inline(c.after)))),
     h("h3", { text: "At the table" }),
