@@ -14,7 +14,6 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from controller.cli._words import say
-from controller.odds import describe_odds
 from controller.summary import summary
 from controller.wording import counts_phrase, plural, round_phrase
 from engine.colours import PALETTE
@@ -63,6 +62,9 @@ def plan_panel(planned: dict[str, Any]) -> Panel:
         if plan.get(key):
             table.add_row(counts_text(plan[key]), say(label))
     table.add_row(Text(say("all together"), style="bold") + Text(": ") + counts_text(plan["drop"]), "")
+    # towermodel's fit brings SciPy, a second that `tower --help` should not wait for
+    from controller.odds import describe_odds
+
     extra = [Text(say(line), style="bold magenta" if k == 0 else "magenta")
              for k, line in enumerate(describe_odds(planned.get("odds")))]
     if planned.get("assumed_deployed"):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from controller.cli.session import _common, _guarded, _open, release_and_clean
+from controller.cli._station import guarded, open_table, release_and_clean, station_flags
 
 
 def register(subparsers: Any) -> None:
@@ -31,12 +31,12 @@ def register(subparsers: Any) -> None:
     release = sub.add_parser("release", help="release the planned drop (once), read the tray and resolve it")
     release.add_argument("drop_id", nargs="?", type=int, metavar="DROP_ID", help="default: the drop in flight")
     release.add_argument("--yes", action="store_true", help="do not wait for Enter before releasing")
-    _common(release)
+    station_flags(release)
     release.set_defaults(handler=_release)
 
     cancel = sub.add_parser("cancel", help="give up the planned drop: its cubes go back where they came from")
     cancel.add_argument("drop_id", nargs="?", type=int, metavar="DROP_ID", help="default: the drop in flight")
-    _common(cancel)
+    station_flags(cancel)
     cancel.set_defaults(handler=_cancel)
 
     confirm = sub.add_parser("confirm-release", help="the host says whether the cubes fell, where the station cannot tell")
@@ -46,7 +46,7 @@ def register(subparsers: Any) -> None:
     fell.add_argument("--still-in-funnel", dest="fell", action="store_false",
                       help="the cubes are still in the funnel: the drop is planned again")
     confirm.add_argument("--who", required=True, help="who looked")
-    _common(confirm)
+    station_flags(confirm)
     confirm.set_defaults(handler=_confirm_release)
 
 
@@ -76,11 +76,11 @@ def _resumed(table: Any) -> None:
         console().print(result_panel(table.resumed))
 
 
-@_guarded
+@guarded
 def _release(args: argparse.Namespace) -> int:
     from controller.cli._render import console, plan_panel
 
-    with _open(args) as table:
+    with open_table(args) as table:
         _resumed(table)
         drop_id = _in_flight(table, args.drop_id, "planned")
         view = table.drop(drop_id)
@@ -88,11 +88,11 @@ def _release(args: argparse.Namespace) -> int:
         return release_and_clean(args, table, drop_id, cancel_on_abort=False)
 
 
-@_guarded
+@guarded
 def _cancel(args: argparse.Namespace) -> int:
     from controller.cli._render import console, counts_text
 
-    with _open(args) as table:
+    with open_table(args) as table:
         _resumed(table)
         drop_id = _in_flight(table, args.drop_id, "planned")
         plan = table.drop(drop_id)["plan"]
@@ -106,11 +106,11 @@ def _cancel(args: argparse.Namespace) -> int:
     return 0
 
 
-@_guarded
+@guarded
 def _confirm_release(args: argparse.Namespace) -> int:
     from controller.cli._render import console, result_panel
 
-    with _open(args) as table:
+    with open_table(args) as table:
         drop_id = _in_flight(table, args.drop_id, "release_unknown")
         view = table.confirm_release(drop_id, args.fell, args.who)
         console().print(result_panel(view))
