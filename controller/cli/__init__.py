@@ -3,8 +3,10 @@
 This layer only parses arguments and prints; the work happens in the packages it calls. Each
 sub-command lives in its own module in this package and exposes ``register(subparsers)``, which
 adds its parser and sets ``handler`` (a callable taking the parsed namespace and returning an exit
-code). Modules are discovered, so adding a command never means editing this file. Heavy imports
-(OpenCV, the web server) belong inside the handlers so that ``tower --help`` stays instant.
+code). Modules are discovered, so adding a command never means editing this file. Imports sit at
+the top of each module, except the heavy ones a command needs only when it runs (OpenCV, SciPy,
+matplotlib, the web server): those stay inside the handlers so that ``tower --help`` does not wait
+for them. What a command prints is in the language ``LANG`` names (``controller.cli._words``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from controller.cli._words import say
+from controller.cli._words import say, say_markup
 from controller.summary import summary
 from controller.wording import counts_phrase, plural, round_phrase
 from engine.colours import PALETTE
@@ -189,6 +189,13 @@ def record_phrase(rec: dict[str, Any], battle: dict[str, Any] | None = None) -> 
     return ", ".join(words)[:80]
 
 
+class _SpokenConsole(Console):
+    """A Rich console that puts each sentence it is given into the person's language before laying it
+    out, so that a sentence Rich wraps onto two lines is still translated whole."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        super().print(*(say_markup(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+
 def console() -> Console:
-    # soft_wrap: a sentence stays on one line, so that the German catalogue can match it whole
-    return Console(highlight=False, soft_wrap=True)
+    return _SpokenConsole(highlight=False)

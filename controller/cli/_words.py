@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, TextIO
 
+from rich.markup import escape
+
 from controller.i18n import language_from_env, translate
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -78,3 +80,14 @@ def say(text: str) -> str:
     """``text`` in the language ``LANG`` names: for words that are not written line by line (Rich
     tables and panels, whose cells and titles are laid out before they are printed)."""
     return translate(text, language_from_env())
+
+
+_MARKUP = re.compile(r"\[/?[a-z ]*\]")
+
+
+def say_markup(text: str) -> str:
+    """A Rich markup string in the language ``LANG`` names: where the catalogue knows the sentence, its
+    translation replaces it whole (its colours and bold go with the English words)."""
+    plain = _MARKUP.sub("", text)
+    done = say(plain)
+    return text if done == plain else escape(done)

@@ -13,6 +13,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from controller import demo_game
+from controller.cli._render import battle_title, console, plan_panel, result_panel, status_table
+from controller.table import Table
+from controller.wording import plural, round_phrase
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -30,12 +37,7 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from controller import demo_game
-    from controller.cli._render import battle_title, console, plan_panel, result_panel, status_table
-    from controller.table import Table
-    from controller.wording import plural, round_phrase
 
     out = console()
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")

@@ -19,7 +19,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from controller.cli._render import console, counts_text, plan_panel, result_panel
 from controller.cli._station import guarded, open_table, release_and_clean, station_flags
+from controller.cycle import finish_hint
 
 
 def register(subparsers: Any) -> None:
@@ -61,7 +63,6 @@ def _in_flight(table: Any, drop_id: int | None, phase: str) -> int:
     if drop_id is not None and drop["drop_id"] != drop_id:
         raise NoDrop(f"drop {drop_id} is not the drop in flight; drop {drop['drop_id']} is ({drop['phase']})")
     if drop["phase"] != phase:
-        from controller.cycle import finish_hint
 
         raise NoDrop(f"drop {drop['drop_id']} is {drop['phase']}, not {phase}: {finish_hint(drop)}")
     return int(drop["drop_id"])
@@ -69,7 +70,6 @@ def _in_flight(table: Any, drop_id: int | None, phase: str) -> int:
 
 def _resumed(table: Any) -> None:
     if table.resumed:
-        from controller.cli._render import console, result_panel
 
         console().print("[yellow]A drop was in flight when the station stopped; it was finished without a "
                         "second release:[/]")
@@ -78,8 +78,6 @@ def _resumed(table: Any) -> None:
 
 @guarded
 def _release(args: argparse.Namespace) -> int:
-    from controller.cli._render import console, plan_panel
-
     with open_table(args) as table:
         _resumed(table)
         drop_id = _in_flight(table, args.drop_id, "planned")
@@ -90,8 +88,6 @@ def _release(args: argparse.Namespace) -> int:
 
 @guarded
 def _cancel(args: argparse.Namespace) -> int:
-    from controller.cli._render import console, counts_text
-
     with open_table(args) as table:
         _resumed(table)
         drop_id = _in_flight(table, args.drop_id, "planned")
@@ -108,8 +104,6 @@ def _cancel(args: argparse.Namespace) -> int:
 
 @guarded
 def _confirm_release(args: argparse.Namespace) -> int:
-    from controller.cli._render import console, result_panel
-
     with open_table(args) as table:
         drop_id = _in_flight(table, args.drop_id, "release_unknown")
         view = table.confirm_release(drop_id, args.fell, args.who)

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from controller.records import RecordsError
+from controller.table import StationBusy, _lock_data_dir, open_records
+from hardware.config import load_config
+from hardware.errors import ConfigError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,12 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _check(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
     from hardware.check import FAIL, PASS, run_check
-    from hardware.config import load_config
-    from hardware.errors import ConfigError
 
     console = Console()
     try:
@@ -31,9 +35,7 @@ def _check(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
-    import os
 
-    from controller.table import StationBusy, _lock_data_dir
 
     lock_fd: int | None = None
     try:  # the devices belong to one process: never sweep the servo under a running `tower serve`
@@ -69,9 +71,6 @@ LOADED_PHASES = ("planned", "releasing", "release_unknown")  # the players were 
 
 def _funnel_loaded(data_dir: Path) -> str | None:
     """Why the records say the funnel may hold a drop's cubes (``None``: they do not, or no records)."""
-    from controller.records import RecordsError
-    from controller.table import open_records
-
     try:
         store = open_records(data_dir)
     except (RecordsError, OSError):
