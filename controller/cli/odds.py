@@ -19,6 +19,7 @@ from typing import Any
 from rich.table import Table as RichTable
 
 from controller.cli._render import colour_text, console
+from controller.cli._words import say
 
 # One way to read a battle and to answer on standard output, shared with `tower plan/resolve` (its
 # size limit, and the parser's limits in words, hold for `tower odds` too).
@@ -211,10 +212,10 @@ def _report(args: argparse.Namespace) -> int:
         out.print(f"[yellow]{report['model_note']}[/]")
     table = RichTable(show_header=True, header_style="bold")
     for column in ("side", "battles", "cubes out", "expected", "difference", "p-value", "verdict"):
-        table.add_column(column)
+        table.add_column(say(column))
     for p in report["players"]:
         table.add_row(colour_text(p["player"]), str(p["battles"]), str(p["came_out"]), f"{p['expected']:.1f}", f"{p['difference']:+.1f}",
-                      "—" if p["p_value"] is None else f"{p['p_value']:.3f}", p["verdict"] or "no battles")
+                      "—" if p["p_value"] is None else f"{p['p_value']:.3f}", say(p["verdict"] or "no battles"))
     out.print(table)
     out.print(report["not_cheating"], style="dim")
     for u in report["upsets"]:
