@@ -143,7 +143,7 @@ def _catalogue(lang: str) -> tuple[dict[str, str], tuple[_Template, ...]]:
 
 
 WIDE = frozenset({"text", "round", "hint", "reason", "why", "doubt", "what"})
-"""Placeholders that may hold a whole list of clauses ("a; b; c"); any other stops at a "; ", so that
+"""Placeholders that may hold whole clauses ("a: b; c"); any other stops at a "; " or ": ", so that
 "event: {event}" takes one clause of the round's settings and not the rest of the line."""
 
 
@@ -154,7 +154,7 @@ def _fill(translation: str, values: dict[str, str]) -> str:
 def _group(name: str) -> str:
     if name in ("n", "m", "k") or name.startswith("n_"):
         return NUMBER
-    return ".+?" if name in WIDE else r"(?:(?!; ).)+?"
+    return ".+?" if name in WIDE else r"(?:(?!; |: ).)+?"
 
 
 def translate(text: str, lang: str) -> str:
@@ -187,6 +187,9 @@ def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...
     count = re.fullmatch(r"(\d+) (.+)", core)  # "3 red": a count of something the catalogue names
     if count and count.group(2) in exact:
         return f"{lead}{count.group(1)} {exact[count.group(2)]}{trail}"
+    tally = re.fullmatch(r"(.+) (\d+)", core)  # "revolt 10": something the catalogue names, counted
+    if tally and tally.group(1) in exact:
+        return f"{lead}{exact[tally.group(1)]} {tally.group(2)}{trail}"
     for sep in SEPARATORS:
         if sep in core:
             parts = core.split(sep)

@@ -12,7 +12,7 @@ const SEPARATORS = ["\n", " · ", "; ", ". ", ": ", ", ", " and ", " -> ", " (",
 const WIDE = new Set(["text", "round", "hint", "reason", "why", "doubt", "what"]);
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const group = (name) => (["n", "m", "k"].includes(name) || name.startsWith("n_") ? "-?\\d[\\d.,]*"
-  : WIDE.has(name) ? "[\\s\\S]+?" : "(?:(?!; )[\\s\\S])+?");
+  : WIDE.has(name) ? "[\\s\\S]+?" : "(?:(?!; |: )[\\s\\S])+?");
 
 function compile() {
   TEMPLATES = Object.entries(T).filter(([id]) => /\{\w+\}/.test(id)).map(([id, translation]) => {
@@ -43,6 +43,8 @@ function translate(text, depth) {
   if (lower !== core && T[lower] !== undefined) return lead + T[lower].charAt(0).toUpperCase() + T[lower].slice(1) + trail;
   const count = /^(\d+) (.+)$/.exec(core);
   if (count && T[count[2]] !== undefined) return `${lead}${count[1]} ${T[count[2]]}${trail}`;
+  const tally = /^(.+) (\d+)$/.exec(core);  // "revolt 10": something the catalogue names, counted
+  if (tally && T[tally[1]] !== undefined) return `${lead}${T[tally[1]]} ${tally[2]}${trail}`;
   for (const sep of SEPARATORS) {
     if (!core.includes(sep)) continue;
     const parts = core.split(sep);
