@@ -102,3 +102,29 @@ def test_a_whole_game_on_the_german_page_shows_no_english(browser, table, viewpo
         expect(english.locator("#game-end-title")).to_have_text("The game's end")
         assert english_in(english.inner_text("body"))  # the same page still reads English in English
         context.close()
+
+
+SENTENCES = ("red wins the attack, 3 against 2 in the tray.", "Take 2 blue from the tray back to blue's supply.",
+             "Expected in the tray: the peasants 2.3, blue 5.0", "Red", "  drop 3: red attacks blue's county with 3: "
+             "A tie: the county is cleared (2 against 2 in the tray).", "event: churches safe; attack +1 tile: blue; "
+             "defence +1 tile: nobody; immune: yellow (against both actions)", "battles played: attack 10, revolt 2",
+             "Is it 6 or 7 red?", "a sentence the catalogue does not know")
+
+
+def test_the_page_and_the_server_translate_alike(browser, table) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """i18n.js and controller.i18n.translate apply one rule; the same sentences come out the same."""
+    from playwright.sync_api import expect
+
+    from controller.i18n import translate
+
+    access = HostAccess(PIN, key_file=table.data_dir / "host.key")
+    with BackgroundServer(create_app(table, table.data_dir, access)) as server:
+        context = browser.new_context(viewport=PHONE, **GERMAN)
+        page = context.new_page()
+        page.goto(server.url)
+        expect(page.locator("html")).to_have_attribute("lang", "de")
+        done = page.evaluate("async (texts) => { const { tr } = await import('/static/i18n.js'); "
+                             "return texts.map((t) => tr(t)); }", list(SENTENCES))
+        context.close()
+    assert done == [translate(s, "de") for s in SENTENCES]
+    assert done[0] == "Rot gewinnt den Angriff, 3 gegen 2 in der Schale." and done[-1] == SENTENCES[-1]
