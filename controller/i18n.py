@@ -13,6 +13,8 @@ import functools
 import gettext
 import io
 import os
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from babel.core import Locale, UnknownLocaleError, negotiate_locale
@@ -93,3 +95,105 @@ def gettext_for(lang: str) -> gettext.NullTranslations:
 def _(message: str) -> str:
     """The CLI's translation of ``message`` in the language of the environment."""
     return gettext_for(language_from_env()).gettext(message)
+
+
+# -- sentences made elsewhere ------------------------------------------------------------------------
+# The engine, the session and the drop cycle speak English: their sentences reach the CLI and the page
+# already formatted ("red wins the attack, 3 against 2 in the tray."). Their msgids are kept with
+# {placeholders}; a formatted sentence is matched against them, and what filled a placeholder (a colour,
+# a count, a smaller sentence) is translated the same way. A sentence that matches no msgid is cut at
+# its separators ("; ", ". ", ": ", ", ", " and ") and each piece translated; what still matches
+# nothing stays English (the catalogue tests walk the messages so that nothing does).
+
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+NUMBER = r"-?\d[\d.,]*"
+"""What a placeholder named ``{n}``, ``{m}``, ``{k}`` or ``{n_...}`` matches: a number, so that the words
+around it ("the peasants 2.7") are told apart from it."""
+SEPARATORS = ("\n", " · ", "; ", ". ", ": ", ", ", " and ", " -> ", " (", ")")
+"""Where a sentence that matches no msgid is cut into pieces, widest first (the page uses the same list)."""
+
+
+@dataclass(frozen=True)
+class _Template:
+    pattern: re.Pattern[str]
+    names: tuple[str, ...]
+    translation: str
+
+
+@functools.cache
+def _catalogue(lang: str) -> tuple[dict[str, str], tuple[_Template, ...]]:
+    exact: dict[str, str] = {}
+    templates: list[tuple[tuple[int, int], _Template]] = []
+    for msgid, msgstr in messages(lang).items():
+        names = tuple(PLACEHOLDER.findall(msgid))
+        if not names:
+            exact[msgid] = msgstr
+            continue
+        if len(set(names)) != len(names):
+            continue  # a placeholder used twice cannot be a regex group twice; such msgids are only gettext's
+        regex = "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>{_group(part)})"
+                        for i, part in enumerate(PLACEHOLDER.split(msgid)))
+        # Tried first: a msgid fixed at both ends ("drop {n}: {text}" before "{kind} against {defender}"),
+        # then the one with the most fixed words.
+        anchored = (not msgid.startswith("{")) + (not msgid.endswith("}"))
+        literal = len(PLACEHOLDER.sub("", msgid))
+        templates.append(((anchored, literal), _Template(re.compile(regex, re.DOTALL), names, msgstr)))
+    templates.sort(key=lambda t: (-t[0][0], -t[0][1]))
+    return exact, tuple(t for _, t in templates)
+
+
+WIDE = frozenset({"text", "round", "hint", "reason", "why", "doubt", "what"})
+"""Placeholders that may hold whole clauses ("a: b; c"); any other stops at a "; " or ": ", so that
+"event: {event}" takes one clause of the round's settings and not the rest of the line."""
+
+
+def _fill(translation: str, values: dict[str, str]) -> str:
+    return PLACEHOLDER.sub(lambda p: values.get(p.group(1), p.group(0)), translation)
+
+
+def _group(name: str) -> str:
+    if name in ("n", "m", "k") or name.startswith("n_"):
+        return NUMBER
+    return ".+?" if name in WIDE else r"(?:(?!; |: ).)+?"
+
+
+def translate(text: str, lang: str) -> str:
+    """``text`` (English, already formatted) in ``lang``, through the catalogue's exact and {placeholder}
+    msgids; numbers, names the catalogue lacks and anything in English stay as they are."""
+    if lang not in LANGUAGES or lang == "en" or not text or not text.strip():
+        return text
+    exact, templates = _catalogue(lang)
+    return _translate(text, exact, templates, 0)
+
+
+def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...], depth: int) -> str:
+    if text in exact:
+        return exact[text]
+    core = text.strip()
+    if not core or depth > 60:
+        return text
+    lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+    if core in exact:
+        return lead + exact[core] + trail
+    for template in templates:
+        m = template.pattern.fullmatch(core)
+        if m:
+            values = {k: _translate(v, exact, templates, depth + 1) for k, v in m.groupdict().items()}
+            return lead + _fill(template.translation, values) + trail
+    lower = core[:1].lower() + core[1:]  # "Red" on a button: the catalogue's "red", capitalised again
+    if lower != core and lower in exact:
+        done = exact[lower]
+        return lead + done[:1].upper() + done[1:] + trail
+    count = re.fullmatch(r"(\d+) (.+)", core)  # "3 red": a count of something the catalogue names
+    if count and count.group(2) in exact:
+        return f"{lead}{count.group(1)} {exact[count.group(2)]}{trail}"
+    tally = re.fullmatch(r"(.+) (\d+)", core)  # "revolt 10": something the catalogue names, counted
+    if tally and tally.group(1) in exact:
+        return f"{lead}{exact[tally.group(1)]} {tally.group(2)}{trail}"
+    for sep in SEPARATORS:
+        if sep in core:
+            parts = core.split(sep)
+            done = [_translate(p, exact, templates, depth + 1) for p in parts]
+            if done != parts:
+                return lead + exact.get(sep, sep).join(done) + trail
+    return text

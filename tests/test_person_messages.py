@@ -171,7 +171,7 @@ def test_every_page_message_of_the_issues_cases_is_in_words(page) -> None:  # ty
 
 
 def test_the_page_itself_shows_no_shell_command() -> None:
-    script = (REPO / "controller" / "web" / "static" / "app.js").read_text()
+    script = "\n".join(f.read_text() for f in sorted((REPO / "controller" / "web" / "static").rglob("*.js")))
     html = (REPO / "controller" / "web" / "static" / "index.html").read_text()
     for source in (script, html):
         shown = re.findall(r"[\"'`]([^\"'`\n]*\btower (?:tray|session|fill|battle|correct|court|serve)[^\"'`\n]*)", source)

@@ -238,6 +238,7 @@ def test_the_page_shows_the_note_of_a_short_tray_gift(client: TestClient, table:
 
 def test_the_page_script_asks_for_the_action_and_sends_the_cards() -> None:
     """The page's controls exist where its script builds them (the browser tests drive them)."""
-    script = (Path(__file__).resolve().parents[1] / "controller" / "web" / "static" / "app.js").read_text()
+    static = Path(__file__).resolve().parents[1] / "controller" / "web" / "static"
+    script = "\n".join(f.read_text() for f in sorted(static.rglob("*.js")))  # the page's ES modules
     assert 'id: "action-field"' in script and "battle.action = fd.get(\"action\")" in script
     assert '"/api/parry"' in script and "immune-${p}" in script

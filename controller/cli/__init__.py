@@ -3,8 +3,10 @@
 This layer only parses arguments and prints; the work happens in the packages it calls. Each
 sub-command lives in its own module in this package and exposes ``register(subparsers)``, which
 adds its parser and sets ``handler`` (a callable taking the parsed namespace and returning an exit
-code). Modules are discovered, so adding a command never means editing this file. Heavy imports
-(OpenCV, the web server) belong inside the handlers so that ``tower --help`` stays instant.
+code). Modules are discovered, so adding a command never means editing this file. Imports sit at
+the top of each module, except the heavy ones a command needs only when it runs (OpenCV, SciPy,
+matplotlib, the web server): those stay inside the handlers so that ``tower --help`` does not wait
+for them. What a command prints is in the language ``LANG`` names (``controller.cli._words``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+
+from controller.cli._words import spoken
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,6 +64,13 @@ def _describe(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; what it prints is in the language ``LANG`` names (English or German)."""
+    words = list(argv if argv is not None else sys.argv[1:])
+    with spoken("en" if "--json" in words else None):  # JSON is for programs: its strings stay as they are
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)

@@ -13,7 +13,9 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from controller.wording import counts_phrase, plural
+from controller.cli._words import say, say_markup
+from controller.summary import summary
+from controller.wording import counts_phrase, plural, round_phrase
 from engine.colours import PALETTE
 
 SWATCH = {"red": "red", "blue": "blue", "yellow": "yellow", "purple": "magenta", "black": "bright_black",
@@ -22,9 +24,7 @@ ORDER = PALETTE  # the engine's palette order, so tables list colours as its out
 
 
 def colour_text(colour: str, n: int | None = None) -> Text:
-    from controller.i18n import _
-
-    label = _(colour) if n is None else f"{n} {_(colour)}"
+    label = say(colour) if n is None else f"{n} {say(colour)}"
     return Text("■ ", style=SWATCH.get(colour, "white")) + Text(label)
 
 
@@ -56,66 +56,65 @@ def battle_title(battle: dict[str, Any]) -> str:
 def plan_panel(planned: dict[str, Any]) -> Panel:
     plan = planned["plan"]
     table = RichTable(show_header=True, header_style="bold", expand=False)
-    table.add_column("into the funnel")
-    table.add_column("from")
+    table.add_column(say("into the funnel"))
+    table.add_column(say("from"))
     for key, label in (("from_county", "the county"), ("from_supply", "the supplies"), ("from_tray", "the tray")):
         if plan.get(key):
-            table.add_row(counts_text(plan[key]), label)
-    table.add_row(Text("all together", style="bold") + Text(": ") + counts_text(plan["drop"]), "")
+            table.add_row(counts_text(plan[key]), say(label))
+    table.add_row(Text(say("all together"), style="bold") + Text(": ") + counts_text(plan["drop"]), "")
+    # towermodel's fit brings SciPy, a second that `tower --help` should not wait for
     from controller.odds import describe_odds
 
-    extra = [Text(line, style="bold magenta" if k == 0 else "magenta")
+    extra = [Text(say(line), style="bold magenta" if k == 0 else "magenta")
              for k, line in enumerate(describe_odds(planned.get("odds")))]
     if planned.get("assumed_deployed"):
-        extra.append(Text(f"(taken as deployed from the supplies earlier: {counts_phrase(planned['assumed_deployed'])})",
+        extra.append(Text(say(f"(taken as deployed from the supplies earlier: {counts_phrase(planned['assumed_deployed'])})"),
                           style="dim"))
-    return Panel(Group(table, *extra), title=f"Drop {planned['drop_id']}: {battle_title(planned['battle'])}",
+    return Panel(Group(table, *extra), title=say(f"Drop {planned['drop_id']}: {battle_title(planned['battle'])}"),
                  border_style="cyan")
 
 
 def result_panel(view: dict[str, Any]) -> Panel:
     rows: list[Any] = []
     reading = view.get("reading") or {}
-    rows.append(Text("tray read: ") + counts_text(reading.get("cubes")) +
-                Text(f"   (confidence {reading.get('confidence', 0):.2f}, {reading.get('source', '?')})", style="dim"))
+    rows.append(Text(say("tray read:") + " ") + counts_text(reading.get("cubes")) +
+                Text("   " + say(f"(confidence {reading.get('confidence', 0):.2f}, {reading.get('source', '?')})"), style="dim"))
     if view.get("corrections"):
         last = view["corrections"][-1]
-        rows.append(Text("corrected by ", style="yellow") + Text(str(last["who"]), style="bold yellow") +
+        rows.append(Text(say("corrected by") + " ", style="yellow") + Text(str(last["who"]), style="bold yellow") +
                     Text(": ") + counts_text(last["after"]))
     reconciled = view.get("reconciliation") or {}
     if reconciled.get("cubes") and not view.get("needs_confirmation"):
-        rows.append(Text(f"settled without asking: {reconciled['reason']}", style="cyan"))
+        rows.append(Text(say(f"settled without asking: {reconciled['reason']}"), style="cyan"))
     for doubt in view.get("doubts") or []:
-        rows.append(Text(f"doubt: {doubt}", style="yellow"))
+        rows.append(Text(say(f"doubt: {doubt}"), style="yellow"))
     if view.get("summary"):
-        rows.append(Text(view["summary"], style="bold green"))
+        rows.append(Text(say(view["summary"]), style="bold green"))
     for step in view.get("instructions") or []:
-        rows.append(Text(f"  • {step}"))
+        rows.append(Text(f"  • {say(step)}"))
     if view.get("annotated"):
-        rows.append(Text(f"photo: {view['annotated']}", style="dim"))
+        rows.append(Text(f"{say('photo:')} {view['annotated']}", style="dim"))
     question = view.get("question") or {}
     if question:
         example = " ".join(f"{c}={n[-1]}" for c, n in sorted(question.items()))
-        rows.append(Text(reconciled.get("question_text") or "", style="bold red") +
-                    Text("  The doubted patch is circled on the photo. Answer with "
-                         f"`tower answer {view['drop_id']} {example} --who NAME`, or confirm or correct "
-                         "the whole tray (tower correct).", style="red"))
+        rows.append(Text(say(reconciled.get("question_text") or ""), style="bold red") +
+                    Text("  " + say("The doubted patch is circled on the photo. Answer with "
+                                    f"`tower answer {view['drop_id']} {example} --who NAME`, or confirm or correct "
+                                    "the whole tray (tower correct)."), style="red"))
     elif view.get("needs_confirmation"):
-        rows.append(Text("The host must confirm or correct this reading (tower correct).", style="bold red"))
-    return Panel(Group(*rows), title=f"Drop {view['drop_id']}: {view['phase']}",
+        rows.append(Text(say("The host must confirm or correct this reading (tower correct)."), style="bold red"))
+    return Panel(Group(*rows), title=say(f"Drop {view['drop_id']}: {view['phase']}"),
                  border_style="green" if view.get("resolution") else "yellow")
 
 
 def status_table(status: dict[str, Any]) -> RichTable:
-    from controller.i18n import _
-
     session = status.get("session")
-    table = RichTable(title=_("Where every cube is") if session else _("No session"), header_style="bold")
+    table = RichTable(title=say("Where every cube is") if session else say("No session"), header_style="bold")
     if not session:
         return table
-    table.add_column(_("colour"))
+    table.add_column(say("colour"))
     for col in ("supply", "map", "tray", "tower", "in flight", "total", "courtiers"):
-        table.add_column(_(col), justify="right")
+        table.add_column(say(col), justify="right")
     cons = status["conservation"]
     for colour in [*session["players"], "green"]:
         row = cons[colour]
@@ -130,7 +129,7 @@ def status_table(status: dict[str, Any]) -> RichTable:
 def log_table(records: list[dict[str, Any]]) -> RichTable:
     table = RichTable(header_style="bold")
     for col in ("#", "time", "drop", "record", "details"):
-        table.add_column(col)
+        table.add_column(say(col))
     battles: dict[int, dict[str, Any]] = {}
     for rec in records:
         try:
@@ -143,15 +142,14 @@ def log_table(records: list[dict[str, Any]]) -> RichTable:
             detail = record_phrase(rec, battles.get(rec["drop_id"]) if rec["drop_id"] is not None else None)
         except (KeyError, TypeError, AttributeError, IndexError, ValueError):  # a hand-edited payload
             detail = "(a payload this version cannot read)"
+        detail = say(detail)
         table.add_row(str(rec["seq"]), when, "" if rec["drop_id"] is None else str(rec["drop_id"]),
-                      str(rec["kind"]).replace("_", " "), detail)
+                      say(str(rec["kind"]).replace("_", " ")), detail)
     return table
 
 
 def record_phrase(rec: dict[str, Any], battle: dict[str, Any] | None = None) -> str:
     """One record in words (``tower log``): what happened, never the payload's Python form."""
-    from controller.summary import summary
-
     p, kind = rec["payload"], rec["kind"]
     if kind == "intent":
         return battle_title(p["battle"])
@@ -167,8 +165,6 @@ def record_phrase(rec: dict[str, Any], battle: dict[str, Any] | None = None) -> 
     if kind == "session_end":
         return str(p.get("text") or "the game ends")
     if kind == "round":
-        from controller.wording import round_phrase
-
         return round_phrase(p)
     if kind == "deploy":
         return f"{p.get('player')} deploys {plural(int(p.get('armies', 0)), 'army', 'armies')}"
@@ -193,5 +189,13 @@ def record_phrase(rec: dict[str, Any], battle: dict[str, Any] | None = None) -> 
     return ", ".join(words)[:80]
 
 
+class _SpokenConsole(Console):
+    """A Rich console that puts each sentence it is given into the person's language before laying it
+    out, so that a sentence Rich wraps onto two lines is still translated whole."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        super().print(*(say_markup(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+
 def console() -> Console:
-    return Console(highlight=False)
+    return _SpokenConsole(highlight=False)

@@ -16,6 +16,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from engine import api
+from engine.errors import BattleInputError
+from engine.schema import BATTLE_SCHEMA
+
 EXIT_INVALID = 2
 #: A battle is a few hundred bytes; anything far larger is not one (and is not read whole).
 MAX_BATTLE_BYTES = 1 << 20
@@ -108,10 +112,6 @@ def read_battle(path: str) -> Any:
 
 
 def _run(command: str, args: argparse.Namespace) -> int:
-    from engine import api
-    from engine.errors import BattleInputError
-    from engine.schema import BATTLE_SCHEMA
-
     if args.schema:
         _emit(BATTLE_SCHEMA)
         return 0
@@ -140,7 +140,6 @@ def _run(command: str, args: argparse.Namespace) -> int:
 def _tell_notes(data: dict[str, Any]) -> None:
     """Where the rulebooks are silent and the engine decided, say so on standard error (standard
     output keeps exactly the contract's one object)."""
-    from engine import api
 
     for note in api.notes(data):
         print(f"note: {note}", file=sys.stderr)

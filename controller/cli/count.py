@@ -15,6 +15,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rich.table import Table
+
+from controller.cli._render import console, counts_text
+from controller.wording import counts_phrase
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -70,10 +75,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _print_table(results: list[Any]) -> None:
     """One row per image: what was read, in words (``--json`` gives the numbers for programs)."""
-    from rich.table import Table
 
-    from controller.cli._render import console, counts_text
-    from controller.wording import counts_phrase
 
     table = Table(header_style="bold")
     for column in ("image", "cubes", "courtiers", "confidence", "note"):

@@ -13,6 +13,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from controller import demo_game
+from controller.cli._render import battle_title, console, plan_panel, result_panel, status_table
+from controller.cli._words import say
+from controller.table import Table
+from controller.wording import plural, round_phrase
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -30,12 +38,7 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from controller import demo_game
-    from controller.cli._render import battle_title, console, plan_panel, result_panel, status_table
-    from controller.table import Table
-    from controller.wording import plural, round_phrase
 
     out = console()
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
@@ -60,7 +63,7 @@ def _run(args: argparse.Namespace) -> int:
         progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TimeElapsedColumn(), console=out)
         with progress:
-            task = progress.add_task("playing", total=total)
+            task = progress.add_task(say("playing"), total=total)
             spinner: dict[str, Any] = {}
 
             def on_step(stage: str, step: Any, info: dict[str, Any]) -> None:
@@ -73,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
                 elif stage == "planned":
                     if args.verbose:
                         p.print(plan_panel(info))
-                    progress.update(task, description=f"drop {info['drop_id']}: release, settle, count")
+                    progress.update(task, description=say(f"drop {info['drop_id']}: release, settle, count"))
                 elif stage == "doubt":
                     if args.verbose:
                         p.print(result_panel(info))

@@ -19,7 +19,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from controller.cli.session import _common, _guarded, _open, release_and_clean
+from controller.cli._render import console, counts_text, plan_panel, result_panel
+from controller.cli._station import guarded, open_table, release_and_clean, station_flags
+from controller.views import finish_hint
 
 
 def register(subparsers: Any) -> None:
@@ -31,12 +33,12 @@ def register(subparsers: Any) -> None:
     release = sub.add_parser("release", help="release the planned drop (once), read the tray and resolve it")
     release.add_argument("drop_id", nargs="?", type=int, metavar="DROP_ID", help="default: the drop in flight")
     release.add_argument("--yes", action="store_true", help="do not wait for Enter before releasing")
-    _common(release)
+    station_flags(release)
     release.set_defaults(handler=_release)
 
     cancel = sub.add_parser("cancel", help="give up the planned drop: its cubes go back where they came from")
     cancel.add_argument("drop_id", nargs="?", type=int, metavar="DROP_ID", help="default: the drop in flight")
-    _common(cancel)
+    station_flags(cancel)
     cancel.set_defaults(handler=_cancel)
 
     confirm = sub.add_parser("confirm-release", help="the host says whether the cubes fell, where the station cannot tell")
@@ -46,7 +48,7 @@ def register(subparsers: Any) -> None:
     fell.add_argument("--still-in-funnel", dest="fell", action="store_false",
                       help="the cubes are still in the funnel: the drop is planned again")
     confirm.add_argument("--who", required=True, help="who looked")
-    _common(confirm)
+    station_flags(confirm)
     confirm.set_defaults(handler=_confirm_release)
 
 
@@ -61,7 +63,6 @@ def _in_flight(table: Any, drop_id: int | None, phase: str) -> int:
     if drop_id is not None and drop["drop_id"] != drop_id:
         raise NoDrop(f"drop {drop_id} is not the drop in flight; drop {drop['drop_id']} is ({drop['phase']})")
     if drop["phase"] != phase:
-        from controller.views import finish_hint
 
         raise NoDrop(f"drop {drop['drop_id']} is {drop['phase']}, not {phase}: {finish_hint(drop)}")
     return int(drop["drop_id"])
@@ -69,18 +70,15 @@ def _in_flight(table: Any, drop_id: int | None, phase: str) -> int:
 
 def _resumed(table: Any) -> None:
     if table.resumed:
-        from controller.cli._render import console, result_panel
 
         console().print("[yellow]A drop was in flight when the station stopped; it was finished without a "
                         "second release:[/]")
         console().print(result_panel(table.resumed))
 
 
-@_guarded
+@guarded
 def _release(args: argparse.Namespace) -> int:
-    from controller.cli._render import console, plan_panel
-
-    with _open(args) as table:
+    with open_table(args) as table:
         _resumed(table)
         drop_id = _in_flight(table, args.drop_id, "planned")
         view = table.drop(drop_id)
@@ -88,11 +86,9 @@ def _release(args: argparse.Namespace) -> int:
         return release_and_clean(args, table, drop_id, cancel_on_abort=False)
 
 
-@_guarded
+@guarded
 def _cancel(args: argparse.Namespace) -> int:
-    from controller.cli._render import console, counts_text
-
-    with _open(args) as table:
+    with open_table(args) as table:
         _resumed(table)
         drop_id = _in_flight(table, args.drop_id, "planned")
         plan = table.drop(drop_id)["plan"]
@@ -106,11 +102,9 @@ def _cancel(args: argparse.Namespace) -> int:
     return 0
 
 
-@_guarded
+@guarded
 def _confirm_release(args: argparse.Namespace) -> int:
-    from controller.cli._render import console, result_panel
-
-    with _open(args) as table:
+    with open_table(args) as table:
         drop_id = _in_flight(table, args.drop_id, "release_unknown")
         view = table.confirm_release(drop_id, args.fell, args.who)
         console().print(result_panel(view))

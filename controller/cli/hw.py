@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from controller import table as station_table
+from controller.records import RecordsError
+from controller.table import StationBusy, open_records
+from hardware.config import load_config
+from hardware.errors import ConfigError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,11 +28,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _check(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
-    from hardware.config import load_config
-    from hardware.errors import ConfigError
     from station.check import FAIL, PASS, run_check
 
     console = Console()
@@ -31,13 +36,11 @@ def _check(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
-    import os
 
-    from controller.table import StationBusy, _lock_data_dir
 
     lock_fd: int | None = None
     try:  # the devices belong to one process: never sweep the servo under a running `tower serve`
-        lock_fd = _lock_data_dir(config.data_dir)
+        lock_fd = station_table._lock_data_dir(config.data_dir)  # looked up when run (the tests replace it)
     except StationBusy as exc:
         print(f"tower hw check: {exc}", file=sys.stderr)
         return 2
@@ -69,9 +72,6 @@ LOADED_PHASES = ("planned", "releasing", "release_unknown")  # the players were 
 
 def _funnel_loaded(data_dir: Path) -> str | None:
     """Why the records say the funnel may hold a drop's cubes (``None``: they do not, or no records)."""
-    from controller.records import RecordsError
-    from controller.table import open_records
-
     try:
         store = open_records(data_dir)
     except (RecordsError, OSError):

@@ -16,9 +16,19 @@ import json
 import sys
 from typing import Any
 
+from rich.table import Table as RichTable
+
+from controller.cli._render import colour_text, console
+from controller.cli._words import say
+
 # One way to read a battle and to answer on standard output, shared with `tower plan/resolve` (its
 # size limit, and the parser's limits in words, hold for `tower odds` too).
 from controller.cli.battle import EXIT_INVALID, BattleFileError, _emit, _fail, read_battle
+from controller.droplog import export_entry, log_entries
+from controller.table import open_records, records_dir
+from engine.colours import PALETTE
+from engine.errors import BattleInputError
+from towermodel.droplog import DropLogError, drops_from_lines, parse_drop_log
 
 
 def _read_text(path: str) -> str:
@@ -72,8 +82,6 @@ def register(subparsers: Any) -> None:
 
 
 def _records(args: argparse.Namespace) -> tuple[list[Any], Any]:
-    from controller.table import open_records, records_dir
-
     path = records_dir(args.config, args.data_dir)
     store = open_records(path)
     try:
@@ -84,7 +92,6 @@ def _records(args: argparse.Namespace) -> tuple[list[Any], Any]:
 
 def _odds(args: argparse.Namespace) -> int:
     from controller.odds import ODDS_MODELS, choose_model
-    from engine.errors import BattleInputError
     from towermodel.odds import battle_odds
 
     if args.model not in ODDS_MODELS:
@@ -111,8 +118,6 @@ def _odds(args: argparse.Namespace) -> int:
 
 
 def _fit(args: argparse.Namespace) -> int:
-    from controller.droplog import log_entries
-    from towermodel.droplog import DropLogError, drops_from_lines, parse_drop_log
     from towermodel.fit import fit_family, fit_models
 
     if args.model_command != "fit":
@@ -139,8 +144,6 @@ def _fit(args: argparse.Namespace) -> int:
 
 def csv_text(entries: list[dict[str, Any]]) -> str:
     """The drops as CSV: one row per drop, a column per colour for what was dropped and what came out."""
-    from engine.colours import PALETTE
-
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["session", "drop_id", "ts", "battle", "outcome",
@@ -152,8 +155,6 @@ def csv_text(entries: list[dict[str, Any]]) -> str:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from controller.droplog import export_entry, log_entries
-
     try:
         records, _ = _records(args)
         entries = log_entries(records, args.session)
@@ -200,9 +201,7 @@ def _report(args: argparse.Namespace) -> int:
     if args.json:
         _emit(report)
         return 0
-    from rich.table import Table as RichTable
 
-    from controller.cli._render import colour_text, console
 
     out = console()
     model = report["model"]
@@ -213,10 +212,10 @@ def _report(args: argparse.Namespace) -> int:
         out.print(f"[yellow]{report['model_note']}[/]")
     table = RichTable(show_header=True, header_style="bold")
     for column in ("side", "battles", "cubes out", "expected", "difference", "p-value", "verdict"):
-        table.add_column(column)
+        table.add_column(say(column))
     for p in report["players"]:
         table.add_row(colour_text(p["player"]), str(p["battles"]), str(p["came_out"]), f"{p['expected']:.1f}", f"{p['difference']:+.1f}",
-                      "—" if p["p_value"] is None else f"{p['p_value']:.3f}", p["verdict"] or "no battles")
+                      "—" if p["p_value"] is None else f"{p['p_value']:.3f}", say(p["verdict"] or "no battles"))
     out.print(table)
     out.print(report["not_cheating"], style="dim")
     for u in report["upsets"]:

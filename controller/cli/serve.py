@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from pathlib import Path
+
+import segno
+
+from controller.table import Table
+from controller.web.guard import machine_names
+from controller.web.join import join_url
+from station.watchdog import ServiceWatchdog, station_health_checks
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -32,11 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import logging
 
-    import segno
 
-    from controller.table import Table
     from controller.web.access import HostAccess, generate_pin, validate_pin
     from controller.web.app import create_app
     from controller.web.server import make_server
@@ -62,11 +67,9 @@ def _serve(args: argparse.Namespace) -> int:
         app = create_app(table, data_dir, access, allowed_hosts=args.allow_host, listen_host=args.host)
         shown = "localhost" if args.host in ("0.0.0.0", "::") else args.host
         print(f"Serving the table on http://{shown}:{args.port}/ (listening on {args.host})")
-        from controller.web.guard import machine_names
 
         names = sorted(machine_names(args.host) | set(args.allow_host))
         print(f"Answering requests sent to: {', '.join(names)} (more with --allow-host NAME)")
-        from controller.web.join import join_url
 
         port_shown = f"{'localhost' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}"
         watch = join_url("http", port_shown)
@@ -77,7 +80,6 @@ def _serve(args: argparse.Namespace) -> int:
               "to log every device out)", flush=True)
         # Under systemd (Type=notify, WatchdogSec): READY now that the devices are open, then
         # WATCHDOG pings only while they stay healthy (docs/raspberry-pi.md). A no-op elsewhere.
-        from station.watchdog import ServiceWatchdog, station_health_checks
 
         watchdog = ServiceWatchdog(station_health_checks(getattr(table, "station", None)))
         watchdog.ready()

@@ -15,7 +15,7 @@ import argparse
 import json
 from typing import Any
 
-from controller.cli.session import _colour, _common, _counts, _guarded, _open
+from controller.cli._station import colour_arg, counts_arg, guarded, open_table, station_flags
 from controller.wording import counts_phrase, plural
 
 
@@ -26,21 +26,21 @@ def register(subparsers: Any) -> None:
                     "bonus-card benefit), and the host's word on what it holds where the camera misreads it.")
     sub = tray.add_subparsers(dest="tray_command", metavar="<action>")
     add = sub.add_parser("add", help="a favor or bonus card puts armies from the player's supply into the tray")
-    add.add_argument("--player", required=True, type=_colour)
+    add.add_argument("--player", required=True, type=colour_arg)
     add.add_argument("--armies", required=True, type=int, help="the number printed on the card")
     add.add_argument("--source", choices=("favor", "bonus"), default="favor",
                      help="favor card (Emperor's Court, the default) or bonus-card benefit")
     add.add_argument("--card", type=int, choices=(3, 8, 14), default=None, help="the favor card's number")
     add.add_argument("--who", default=None, help="who plays the card (kept in the record)")
     add.add_argument("--json", action="store_true", help="print the tray and the player's supply as one JSON object")
-    _common(add)
+    station_flags(add)
     add.set_defaults(handler=_add)
 
     confirm = sub.add_parser("confirm", help="the host: the tray holds what the station expects "
                                              "(the next battle trusts it instead of the camera)")
     confirm.add_argument("--who", required=True, help="who vouches for the tray")
     confirm.add_argument("--note", default="")
-    _common(confirm)
+    station_flags(confirm)
     confirm.set_defaults(handler=_confirm)
 
     tray_set = sub.add_parser("set", help="the host: the tray holds these counts (the difference comes from, "
@@ -48,13 +48,13 @@ def register(subparsers: Any) -> None:
     tray_set.add_argument("counts", nargs="*", metavar="COLOUR=N", help="what lies in the tray; none: it is empty")
     tray_set.add_argument("--who", required=True, help="who corrects the tray")
     tray_set.add_argument("--note", default="")
-    _common(tray_set)
+    station_flags(tray_set)
     tray_set.set_defaults(handler=_set)
 
 
-@_guarded
+@guarded
 def _add(args: argparse.Namespace) -> int:
-    with _open(args) as table:
+    with open_table(args) as table:
         result = table.place_into_tray(args.player, args.armies, args.source, who=args.who, card=args.card)
     if args.json:
         print(json.dumps({"tray": result["tray"], "supply": {args.player: result["supply"]},
@@ -85,15 +85,15 @@ def _print_override(result: dict[str, Any]) -> None:
     print("the next battle trusts this tray instead of the camera")
 
 
-@_guarded
+@guarded
 def _confirm(args: argparse.Namespace) -> int:
-    with _open(args) as table:
+    with open_table(args) as table:
         _print_override(table.confirm_tray(args.who, args.note))
     return 0
 
 
-@_guarded
+@guarded
 def _set(args: argparse.Namespace) -> int:
-    with _open(args) as table:
-        _print_override(table.set_tray(_counts(args.counts), args.who, args.note))
+    with open_table(args) as table:
+        _print_override(table.set_tray(counts_arg(args.counts), args.who, args.note))
     return 0

@@ -19,9 +19,9 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
 
-from controller.records import RecordsReadOnly
+from controller.i18n import LANGUAGES, language_from_header, messages
+from controller.summary import localise, localise_ended
 from controller.web.access import (
     COOKIE_NAME,
     CSRF_HEADER,
@@ -31,9 +31,25 @@ from controller.web.access import (
     Refused,
     same_origin,
 )
+from controller.web.bodies import (
+    Acknowledgement,
+    Confirmation,
+    Correction,
+    CourtConversion,
+    Login,
+    NewSession,
+    ParryCard,
+    ReleaseAnswer,
+    Round,
+    TrayPlacement,
+    TrayWord,
+)
+from controller.web.errors import ApiError, in_language, invalid_request, table_error
 from controller.web.events import EventHub
 from controller.web.files import NotServable, resolve_data_file
 from controller.web.guard import MAX_BODY_BYTES, BodyLimit, HostCheck
+from controller.web.join import join_url, qr_svg
+from controller.web.words import game_words
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("controller.web.access")
@@ -49,111 +65,8 @@ SECURITY_HEADERS = {
 }
 
 
-class Login(BaseModel):
-    pin: str = Field(max_length=64)
-
-
-class Correction(BaseModel):
-    counts: dict[str, int]
-    who: str = Field(default="host", min_length=1, max_length=40)
-
-
-class NewSession(BaseModel):
-    players: list[str] = Field(min_length=1, max_length=5)
-    emperors_court: bool = False
-    force: bool = False  # the page's New game panel is the host's explicit choice
-
-
-class Round(BaseModel):
-    event: str | None = Field(default=None, max_length=60)
-    bonus_tiles: dict[str, str | None] = Field(default_factory=dict)
-    # player -> "A", "B" or "both" (favor cards #10, #11, #18); a list names players immune to both
-    immune: list[str] | dict[str, str] = Field(default_factory=dict, max_length=5)
-
-
-class ParryCard(BaseModel):
-    """Who keeps favor card #4 to parry the next revolt marker (None: nobody)."""
-
-    player: str | None = Field(default=None, max_length=20)
-
-
-class CourtConversion(BaseModel):
-    player: str = Field(max_length=20)
-    cubes: int = Field(ge=1, le=3)
-
-
-class Confirmation(BaseModel):
-    who: str = Field(default="host", min_length=1, max_length=40)
-
-
-class TrayPlacement(BaseModel):
-    player: str = Field(max_length=20)
-    armies: int = Field(ge=1, le=62)
-    source: str = Field(default="favor", pattern="^(favor|bonus)$")
-    card: int | None = None
-    who: str = Field(default="host", min_length=1, max_length=40)
-
-
-class TrayWord(BaseModel):
-    """The host's word on the tray: ``counts`` None confirms what the station expects."""
-
-    counts: dict[str, int] | None = None
-    who: str = Field(default="host", min_length=1, max_length=40)
-    note: str = Field(default="", max_length=200)
-
-
-class ReleaseAnswer(BaseModel):
-    fell: bool
-    who: str = Field(default="host", min_length=1, max_length=40)
-
-
-class Acknowledgement(BaseModel):
-    who: str = Field(min_length=1, max_length=40)
-    note: str = Field(default="", max_length=200)
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, message: str, field: str | None = None,
-                 extra: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.status, self.message, self.field = status, message, field
-        self.extra = extra or {}
-
-
 def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
-
-
-def _table_error(err: Exception) -> ApiError:
-    """Map the table's errors (which inherit the builtins a caller catches) onto HTTP statuses."""
-    from controller.wording import for_page
-
-    message = for_page(getattr(err, "message", None) or str(err) or type(err).__name__)
-    field = getattr(err, "field", None)
-    if isinstance(err, RecordsReadOnly):  # damaged records: nothing is written until the host acknowledges
-        return ApiError(423, message, field)
-    if isinstance(err, LookupError):
-        return ApiError(404, message, field)
-    if isinstance(err, ValueError):
-        expected, seen = getattr(err, "expected", None), getattr(err, "seen", None)
-        if isinstance(expected, dict) and isinstance(seen, dict):  # a TrayMismatch: the page offers the host's word
-            return ApiError(409, message, field, {"tray_mismatch": {"expected": expected, "seen": seen}})
-        return ApiError(400, message, field)
-    if isinstance(err, TimeoutError | OSError | RuntimeError):
-        return ApiError(503, message, field)
-    return ApiError(500, message, field)
-
-
-def _invalid(err: RequestValidationError) -> tuple[str, str | None]:
-    """A refused request's problem in words, naming the field but never repeating what was sent."""
-    errors = err.errors()
-    if not errors:
-        return "the request is not valid", None
-    first = errors[0]
-    loc = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path", "header")]
-    field = ".".join(loc)[:80] or None
-    message = str(first.get("msg", "not valid"))[:200]
-    return (f"{field}: {message}" if field else message), field
 
 
 def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: float = 15.0,
@@ -190,19 +103,20 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         return response
 
     @app.exception_handler(ApiError)
-    async def api_error(_request: Request, err: ApiError) -> JSONResponse:
-        return JSONResponse({**err.extra, "error": err.message, "field": err.field}, status_code=err.status)
+    async def api_error(request: Request, err: ApiError) -> JSONResponse:
+        return JSONResponse({**err.extra, "error": in_language(request, err.message), "field": err.field},
+                            status_code=err.status)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(_request: Request, err: RequestValidationError) -> JSONResponse:
-        message, field = _invalid(err)
-        return JSONResponse({"error": message, "field": field}, status_code=422)
+    async def invalid(request: Request, err: RequestValidationError) -> JSONResponse:
+        message, field = invalid_request(err)
+        return JSONResponse({"error": in_language(request, message), "field": field}, status_code=422)
 
     @app.exception_handler(Refused)
     async def refused(request: Request, err: Refused) -> JSONResponse:
         log.warning("refused %s %s from %s: %s", request.method, request.url.path, _client(request),
                     err.message)
-        return JSONResponse({"error": err.message, "field": None}, status_code=err.status)
+        return JSONResponse({"error": in_language(request, err.message), "field": None}, status_code=err.status)
 
     def _check_origin(request: Request) -> None:
         if not same_origin(request.headers.get("origin"), request.headers.get("referer"),
@@ -223,7 +137,7 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
                 raise
             except Exception as err:  # the table's errors become answers that name the problem
                 logging.getLogger("controller.web").warning("table refused: %s", err)
-                raise _table_error(err) from err
+                raise table_error(err) from err
 
     # -- pages ------------------------------------------------------------------------------------
     @app.get("/", include_in_schema=False)
@@ -264,10 +178,7 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         try:
             status, history = table.status(), table.history()
         except Exception as err:
-            raise _table_error(err) from err
-        from controller.i18n import language_from_header
-        from controller.summary import localise, localise_ended
-
+            raise table_error(err) from err
         lang = language_from_header(request.headers.get("accept-language"))  # the page's language
         if lang != "en":
             status = {**status, "drop": localise(status.get("drop"), lang),
@@ -279,26 +190,25 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
     @app.get("/api/join")
     def join(request: Request) -> dict[str, str]:
         """The page's address for watchers' phones (the QR code on the host's screen shows it)."""
-        from controller.web.join import join_url
-
         return {"url": join_url(request.url.scheme, request.headers.get("host"))}
 
     @app.get("/api/join.svg")
     def join_qr(request: Request) -> Response:
         """The page's address as a QR code (SVG, drawn by segno)."""
-        from controller.web.join import join_url, qr_svg
-
         return Response(qr_svg(join_url(request.url.scheme, request.headers.get("host"))),
                         media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
 
     @app.get("/api/i18n")
     def i18n(request: Request, lang: str | None = None) -> JSONResponse:
         """The page's words in the browser's language (``Accept-Language``, or ``?lang=de``): {English: translation}."""
-        from controller.i18n import LANGUAGES, language_from_header, messages
-
         chosen = lang if lang in LANGUAGES else language_from_header(request.headers.get("accept-language"))
         return JSONResponse({"lang": chosen, "messages": messages(chosen)},
                             headers={"Vary": "Accept-Language", "Cache-Control": "no-cache"})
+
+    @app.get("/api/words")
+    def words() -> JSONResponse:
+        """The game's word lists (colours, kinds of battle, events, buildings, bonus tiles) from the engine."""
+        return JSONResponse(game_words(), headers={"Cache-Control": "no-cache"})
 
     @app.get("/api/events")
     def events() -> StreamingResponse:

@@ -1,25 +1,11 @@
 // The luck report page: renders /api/report (controller/report.py). Every text from the server goes in
-// through textContent, never as HTML.
-"use strict";
+// through textContent, never as HTML; the page's words are translated like the table's (i18n.js).
 
-function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") el.className = v;
-    else if (k === "text") el.textContent = v;
-    else el.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return el;
-}
-const COLOURS = ["red", "blue", "yellow", "purple", "black", "green"];
-const cap = (s) => String(s).charAt(0).toUpperCase() + String(s).slice(1);
-const side = (c) => (c === "green" ? "Peasants" : cap(c));
-const colourClass = (c) => (COLOURS.includes(c) ? `c-${c}` : "c-other");
+import { cap, h } from "./dom.js";
+import { loadLanguage } from "./i18n.js";
+import { W, colourClass, loadWords } from "./words.js";
+
+const side = (c) => (c === W.peasants ? "Peasants" : cap(c));
 const OUTCOME = { attacker_wins: "the attacker won", tie: "a tie", defender_wins: "the defender won" };
 
 function render(r) {
@@ -68,4 +54,7 @@ async function load() {
     card.replaceChildren(h("p", { class: "error", text: `The station did not answer: ${err}` }));
   }
 }
-load();
+document.addEventListener("DOMContentLoaded", async () => {
+  await Promise.all([loadLanguage(), loadWords().catch(() => null)]);
+  load();
+});

@@ -1,0 +1,51 @@
+// Talking to the station: JSON requests with the host's CSRF token, the refresh, one change at a time.
+
+import { render, renderHost } from "./app.js";
+import { setLive } from "./live.js";
+import { S } from "./state.js";
+import { toast } from "./ui.js";
+
+// -- talking to the station -----------------------------------------------------------------------
+export async function api(path, body) {
+  const opts = { method: body === undefined ? "GET" : "POST", headers: {} };
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    if (S.csrf) opts.headers["X-CSRF-Token"] = S.csrf;
+    opts.body = JSON.stringify(body);
+  }
+  let res;
+  try { res = await fetch(path, opts); } catch (_) {  // no answer at all: the server is down or the network is
+    const err = new Error("the station is offline; the page reconnects by itself");
+    err.offline = true;
+    setLive(false);
+    throw err;
+  }
+  let data = null;
+  try { data = await res.json(); } catch (_) { data = null; }
+  if (!res.ok) {
+    const err = new Error((data && (data.error || data.detail)) || `${res.status} ${res.statusText}`);
+    err.status = res.status;
+    err.data = data;
+    if (res.status === 403 && S.host && path !== "/api/host/login") { S.host = false; S.csrf = null; renderHost(); }
+    throw err;
+  }
+  return data;
+}
+
+export let refreshTimer = null;
+export function scheduleRefresh() { clearTimeout(refreshTimer); refreshTimer = setTimeout(refresh, 120); }
+export async function refresh() {
+  try {
+    const data = await api("/api/state");
+    S.data = data; S.host = data.host; S.csrf = data.csrf || S.csrf;
+    render();
+  } catch (err) { toast(`Could not read the table: ${err.message}`, true); }
+}
+
+export async function act(what, path, body) {
+  if (S.busy) return null;
+  S.busy = true; S.lastError = null; render();
+  try { return await api(path, body); }
+  catch (err) { S.lastError = err; toast(`${what}: ${err.message}`, true); return null; }
+  finally { S.busy = false; render(); }
+}

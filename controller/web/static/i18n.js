@@ -1,0 +1,98 @@
+// The page's language. The station negotiates the browser's Accept-Language against its gettext
+// catalogues (English, German) and sends {English: translation} (/api/i18n). Every text node the page
+// shows is looked up as it is added, so the views stay in English and nothing is translated twice.
+// A text made of parts ("Drop 3: red attacks blue") is matched against the catalogue's {placeholder}
+// msgids, and what filled each placeholder is translated the same way; this is the rule of
+// controller/i18n.py's translate(), which the server uses for its own sentences.
+
+const T = {};
+let TEMPLATES = [];
+const PLACEHOLDER = /\{(\w+)\}/g;
+const SEPARATORS = ["\n", " · ", "; ", ". ", ": ", ", ", " and ", " -> ", " (", ")"];
+const WIDE = new Set(["text", "round", "hint", "reason", "why", "doubt", "what"]);
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const group = (name) => (["n", "m", "k"].includes(name) || name.startsWith("n_") ? "-?\\d[\\d.,]*"
+  : WIDE.has(name) ? "[\\s\\S]+?" : "(?:(?!; |: )[\\s\\S])+?");
+
+function compile() {
+  TEMPLATES = Object.entries(T).filter(([id]) => /\{\w+\}/.test(id)).map(([id, translation]) => {
+    const names = [...id.matchAll(PLACEHOLDER)].map((m) => m[1]);
+    if (new Set(names).size !== names.length) return null;
+    const parts = id.split(PLACEHOLDER);
+    const source = parts.map((p, i) => (i % 2 === 0 ? escape(p) : `(?<${p}>${group(p)})`)).join("");
+    const anchored = Number(!id.startsWith("{")) + Number(!id.endsWith("}"));
+    return { pattern: new RegExp(`^${source}$`), anchored, literal: id.replace(PLACEHOLDER, "").length, translation };
+  }).filter(Boolean).sort((a, b) => b.anchored - a.anchored || b.literal - a.literal);  // as controller/i18n.py
+}
+
+function translate(text, depth) {
+  if (T[text] !== undefined) return T[text];
+  const core = text.trim();
+  if (!core || depth > 60) return text;
+  const lead = text.slice(0, text.length - text.trimStart().length);
+  const trail = text.slice(text.trimEnd().length);
+  if (T[core] !== undefined) return lead + T[core] + trail;
+  for (const tpl of TEMPLATES) {
+    const m = tpl.pattern.exec(core);
+    if (m) {
+      const values = Object.fromEntries(Object.entries(m.groups || {}).map(([k, v]) => [k, translate(v, depth + 1)]));
+      return lead + tpl.translation.replace(PLACEHOLDER, (all, k) => (k in values ? values[k] : all)) + trail;
+    }
+  }
+  const lower = core.charAt(0).toLowerCase() + core.slice(1);  // "Red" on a button: the catalogue's "red"
+  if (lower !== core && T[lower] !== undefined) return lead + T[lower].charAt(0).toUpperCase() + T[lower].slice(1) + trail;
+  const count = /^(\d+) (.+)$/.exec(core);
+  if (count && T[count[2]] !== undefined) return `${lead}${count[1]} ${T[count[2]]}${trail}`;
+  const tally = /^(.+) (\d+)$/.exec(core);  // "revolt 10": something the catalogue names, counted
+  if (tally && T[tally[1]] !== undefined) return `${lead}${T[tally[1]]} ${tally[2]}${trail}`;
+  for (const sep of SEPARATORS) {
+    if (!core.includes(sep)) continue;
+    const parts = core.split(sep);
+    const done = parts.map((p) => translate(p, depth + 1));
+    if (done.some((d, i) => d !== parts[i])) return lead + done.join(T[sep] || sep) + trail;
+  }
+  return text;
+}
+
+export function t(s) { return T[s] || s; }
+export function tf(template, values) { return t(template).replace(PLACEHOLDER, (m, k) => (k in values ? String(values[k]) : m)); }
+// Any English text of the page or the station in the page's language (exact, {placeholder} or by parts).
+export function tr(text) { return Object.keys(T).length && text ? translate(String(text), 0) : text; }
+
+function translateText(node) {
+  const text = node.nodeValue;
+  const done = tr(text);
+  if (done !== text) node.nodeValue = done;
+}
+
+function translateTree(root) {
+  if (root.nodeType === Node.TEXT_NODE) { translateText(root); return; }
+  if (root.nodeType !== Node.ELEMENT_NODE) return;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) translateText(n);
+  for (const el of [root, ...root.querySelectorAll("[aria-label], [title], [alt]")]) {
+    for (const attr of ["aria-label", "title", "alt"]) {
+      const v = el.getAttribute && el.getAttribute(attr);
+      if (v && tr(v) !== v) el.setAttribute(attr, tr(v));
+    }
+  }
+}
+
+export async function loadLanguage() {
+  try {
+    const answer = await fetch("/api/i18n", { headers: { Accept: "application/json" } });
+    const data = await answer.json();
+    Object.assign(T, data.messages || {});
+    document.documentElement.lang = data.lang || "en";
+  } catch (_) { /* English: the page's own words */ }
+  if (!Object.keys(T).length) return;
+  compile();
+  document.title = tr(document.title);
+  translateTree(document.body);
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === "characterData") translateText(r.target);
+      else r.addedNodes.forEach(translateTree);
+    }
+  }).observe(document.body, { subtree: true, childList: true, characterData: true });
+}

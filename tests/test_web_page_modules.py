@@ -1,0 +1,72 @@
+"""Issue 12 for the page and the CLI/web layers: the page is ES modules of one job each (no build step),
+one DOM helper for both pages, the game's word lists served from the engine's own constants, modules
+under about 400 lines, and imports at the top except the heavy ones a command loads when it runs."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from controller.table import Table
+from controller.web.access import HostAccess
+from controller.web.app import create_app
+from engine.bonus import BonusTiles
+from engine.colours import PALETTE, PLAYER_COLOURS
+from engine.events import Event
+from engine.model import Building, Immunity
+from engine.schema import BATTLE_KINDS
+
+REPO = Path(__file__).resolve().parent.parent
+STATIC = REPO / "controller" / "web" / "static"
+HEAVY = ("vision", "calibration", "towermodel", "controller.odds", "controller.report", "controller.web",
+         "hardware.check")
+"""What a CLI handler may import when it runs: OpenCV (vision, calibration), SciPy (towermodel's fit and
+the odds), matplotlib (the report), the web server, the hardware check's backends."""
+
+
+def test_the_page_reads_the_games_words_from_the_engine(tmp_path: Path) -> None:
+    with Table.open(data_dir=tmp_path, reader="direct") as table:
+        app = create_app(table, table.data_dir, HostAccess("735102"))
+        with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+            words = client.get("/api/words").json()
+    assert words["colours"] == list(PALETTE) and words["players"] == list(PLAYER_COLOURS)
+    assert words["events"] == [e.value for e in Event] and words["battle_kinds"] == list(BATTLE_KINDS)
+    assert words["buildings"] == [b.value for b in Building] and words["immunities"] == [i.value for i in Immunity]
+    assert words["bonus_tiles"] == [f.name for f in dataclasses.fields(BonusTiles)]
+    script = "\n".join(f.read_text() for f in STATIC.rglob("*.js"))
+    for restated in ("churches_safe", "trading_post", '"purple"', "winter_revolt\", \"initial_fill"):
+        assert restated not in script, f"the page restates the engine's {restated}"
+
+
+def test_the_page_is_es_modules_with_one_dom_helper() -> None:
+    modules = sorted(STATIC.rglob("*.js"))
+    assert len(modules) >= 10
+    for module in modules:
+        text = module.read_text()
+        assert len(text.splitlines()) <= 400, f"{module.name} has {len(text.splitlines())} lines"
+        assert '"use strict"' not in text  # modules are strict already
+        for target in re.findall(r'^import .* from "([^"]+)";$', text, re.M):
+            assert (module.parent / target).resolve().exists(), f"{module.name} imports a missing {target}"
+    assert sum(len(re.findall(r"^export function h\(|^function h\(", m.read_text(), re.M)) for m in modules) == 1
+    for page in ("index.html", "report.html"):
+        assert '<script type="module"' in (STATIC / page).read_text()
+
+
+def test_cli_and_web_modules_are_small_with_their_imports_at_the_top() -> None:
+    for package in ("cli", "web"):
+        for path in sorted((REPO / "controller" / package).glob("*.py")):
+            tree = ast.parse(path.read_text())
+            assert len(path.read_text().splitlines()) <= 400, f"{path.name} is over 400 lines"
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    continue
+                for inner in ast.walk(node):
+                    names = [inner.module or ""] if isinstance(inner, ast.ImportFrom) else \
+                        [a.name for a in inner.names] if isinstance(inner, ast.Import) else []
+                    for name in names:
+                        assert package == "cli" and name.startswith(HEAVY), \
+                            f"controller/{package}/{path.name} imports {name} inside {node.name}"
