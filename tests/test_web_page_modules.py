@@ -23,7 +23,7 @@ from engine.schema import BATTLE_KINDS
 REPO = Path(__file__).resolve().parent.parent
 STATIC = REPO / "controller" / "web" / "static"
 HEAVY = ("vision", "calibration", "towermodel", "controller.odds", "controller.report", "controller.web",
-         "hardware.check")
+         "station.check")
 """What a CLI handler may import when it runs: OpenCV (vision, calibration), SciPy (towermodel's fit and
 the odds), matplotlib (the report), the web server, the hardware check's backends."""
 
