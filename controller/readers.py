@@ -1,6 +1,6 @@
 """Reading the tray: through the camera (settle, capture, count, annotate, save), or directly.
 
-Both readers return an :class:`Observation`, so the drop cycle does not know which it has. The
+Both readers return a :class:`TrayReading`, so the drop cycle does not know which it has. The
 camera reader is the station's: it waits until the tray is still, counts the frame with the vision
 counter and writes the raw and the annotated photo into the data directory. The direct reader asks
 the simulated world what lies in its tray (through the station, which alone knows it is simulated);
@@ -25,11 +25,6 @@ from vision.imageio import check_frame, write_image
 from vision.reading import TrayReading
 from vision.settle import SettleDetector
 
-#: The drop cycle's name for a tray reading: the very same class as the counter's (one shape from the
-#: counter to the records; ``TrayReading.to_record`` is its form in the records).
-Observation = TrayReading
-
-
 _WRITER: ThreadPoolExecutor | None = None
 
 
@@ -48,7 +43,7 @@ def _writer() -> ThreadPoolExecutor:
 
 
 class TrayReader(Protocol):
-    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation: ...
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading: ...
 
 
 class DirectReader:
@@ -58,8 +53,8 @@ class DirectReader:
     def __init__(self, truth: Callable[[], dict[str, int]]) -> None:
         self.truth = truth
 
-    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
-        return Observation(cubes=dict(self.truth()), source="direct")
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
+        return TrayReading(cubes=dict(self.truth()), source="direct")
 
 
 class CameraReader:
@@ -96,7 +91,7 @@ class CameraReader:
             if self.frame_interval_s:
                 time.sleep(self.frame_interval_s)
 
-    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
         """Count the tray; with ``save`` the raw (lossless PNG: the evidence) and the annotated
         (JPEG: for people) photos are written as ``<tag>-raw.png`` and ``<tag>-annotated.jpg``."""
         if wait_settle:

@@ -10,13 +10,14 @@ import pytest
 
 from controller import session as ses
 from controller.cycle import DropCycle, DropError, TrayMismatch
-from controller.readers import DirectReader, Observation
+from controller.readers import DirectReader
 from controller.records import RecordStore
 from hardware.interfaces import ReleaseCounter
 from simulation.funnel import SimFunnelRelease
 from simulation.hands import SimHands
 from simulation.world import SimWorld
 from station.hands import NoHands
+from vision.reading import TrayReading
 
 
 class Crash(BaseException):
@@ -166,14 +167,14 @@ def test_without_a_release_counter_the_host_decides(tmp_path: Path) -> None:
 class ScriptedReader:
     """Returns the given readings in turn (then the true tray)."""
 
-    def __init__(self, sim: SimWorld, readings: list[Observation]) -> None:
+    def __init__(self, sim: SimWorld, readings: list[TrayReading]) -> None:
         self.sim, self.readings, self.tags = sim, list(readings), []
 
-    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
         self.tags.append(tag)
         if tag.startswith("drop-") and self.readings:
             return self.readings.pop(0)
-        return Observation(cubes=self.sim.tray_contents(), source="direct")
+        return TrayReading(cubes=self.sim.tray_contents(), source="direct")
 
 
 class FakeBoard:
@@ -193,7 +194,7 @@ class FakeBoard:
 def test_an_impossible_reading_is_read_again_then_the_host_corrects_it(tmp_path: Path) -> None:
     world = World(tmp_path)
     _started(world)
-    impossible = Observation(cubes={"blue": 40})
+    impossible = TrayReading(cubes={"blue": 40})
     reader = ScriptedReader(world.sim, [impossible, impossible, impossible])
     board = FakeBoard(world.sim)
     cyc = world.cycle(reader=reader, board=board)
@@ -214,7 +215,7 @@ def test_an_impossible_reading_is_read_again_then_the_host_corrects_it(tmp_path:
 def test_a_beam_disagreement_is_a_doubt_and_a_good_reread_settles_it(tmp_path: Path) -> None:
     world = World(tmp_path)
     _started(world)
-    reader = ScriptedReader(world.sim, [Observation(cubes={"blue": 1})])
+    reader = ScriptedReader(world.sim, [TrayReading(cubes={"blue": 1})])
     cyc = world.cycle(reader=reader, board=FakeBoard(world.sim))
     view = cyc.release(cyc.plan(ATTACK)["drop_id"])
     assert view["phase"] == "resolved" and not view["needs_confirmation"]
@@ -321,14 +322,14 @@ class PhotoReader:
     def __init__(self, sim: SimWorld, images: Path, readings: list[dict[str, int]]) -> None:
         self.sim, self.images, self.readings = sim, images, list(readings)
 
-    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
         counts = self.readings.pop(0) if tag.startswith("drop-") and self.readings else self.sim.tray_contents()
         if not save:
-            return Observation(cubes=counts)
+            return TrayReading(cubes=counts)
         self.images.mkdir(exist_ok=True)
         raw = self.images / f"{tag}-raw.png"
         raw.write_text(f"{tag} {counts}")
-        return Observation(cubes=counts, raw=raw)
+        return TrayReading(cubes=counts, raw=raw)
 
 
 def test_every_read_of_a_drop_keeps_its_photo_and_a_reread_overwrites_none(tmp_path: Path) -> None:

@@ -16,13 +16,14 @@ import pytest
 
 from controller import session as ses
 from controller.cycle import DropCycle
-from controller.readers import DirectReader, Observation
+from controller.readers import DirectReader
 from controller.records import RecordStore
 from controller.session import SessionError
 from simulation.board import SimTrayBoard
 from simulation.funnel import SimFunnelRelease
 from simulation.hands import SimHands
 from simulation.world import SimWorld
+from vision.reading import TrayReading
 
 ATTACK = {"battle": "attack", "attacker": "blue", "attacking_armies": 6, "defender": "yellow",
           "defending_armies": 5}
@@ -31,13 +32,13 @@ ATTACK = {"battle": "attack", "attacker": "blue", "attacking_armies": 6, "defend
 class HesitatingReader:
     """Reads the true tray after a drop, then lets ``hesitate`` turn it into a doubted observation."""
 
-    def __init__(self, sim: SimWorld, hesitate: Callable[[dict[str, int]], Observation]) -> None:
+    def __init__(self, sim: SimWorld, hesitate: Callable[[dict[str, int]], TrayReading]) -> None:
         self.sim, self.hesitate, self.tags = sim, hesitate, []  # type: ignore[var-annotated]
 
-    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> Observation:
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
         self.tags.append(tag)
         truth = self.sim.tray_contents()
-        return self.hesitate(truth) if tag.startswith("drop-") else Observation(cubes=truth, source="direct")
+        return self.hesitate(truth) if tag.startswith("drop-") else TrayReading(cubes=truth, source="direct")
 
 
 def _world(tmp: Path) -> tuple[SimWorld, DropCycle]:
@@ -64,12 +65,12 @@ def _records(cyc: DropCycle, drop_id: int, kind: str) -> list[Any]:
 def test_alternatives_settled_by_the_beam_and_the_ledger_are_used_without_asking(tmp_path: Path) -> None:
     sim, cyc = _world(tmp_path)
 
-    def hesitate(truth: dict[str, int]) -> Observation:
+    def hesitate(truth: dict[str, int]) -> TrayReading:
         # blue: the counter favours one cube too few (the beam must rule it out);
         # yellow: its runner-up is one more than could have come out (the ledger must rule it out)
         b, y = truth["blue"], truth.get("yellow", 0)
         seen = {**truth, "blue": b - 1}
-        return Observation(cubes=seen, trusted=False, confidence=0.55, alternatives={
+        return TrayReading(cubes=seen, trusted=False, confidence=0.55, alternatives={
             "blue": [(b - 1, 0.6), (b, 0.4)], "yellow": [(y, 0.7), (_possible(cyc, "yellow") + 1, 0.3)]})
 
     cyc.reader = HesitatingReader(sim, hesitate)
@@ -92,11 +93,11 @@ def test_alternatives_settled_by_the_beam_and_the_ledger_are_used_without_asking
 def test_an_ambiguous_reading_asks_only_about_the_colour_in_doubt(tmp_path: Path) -> None:
     sim, cyc = _world(tmp_path)
 
-    def hesitate(truth: dict[str, int]) -> Observation:
+    def hesitate(truth: dict[str, int]) -> TrayReading:
         # blue: the truth or one more (the beam cannot rule out one clump);
         # yellow: the truth or one more than could have come out (the ledger settles it)
         b, y = truth["blue"], truth.get("yellow", 0)
-        return Observation(cubes=truth, trusted=False, confidence=0.55, alternatives={
+        return TrayReading(cubes=truth, trusted=False, confidence=0.55, alternatives={
             "blue": [(b, 0.62), (b + 1, 0.38)], "yellow": [(y, 0.7), (_possible(cyc, "yellow") + 1, 0.3)]})
 
     cyc.reader = HesitatingReader(sim, hesitate)
@@ -150,9 +151,9 @@ class Crash(BaseException):
 def test_a_reconciled_reading_is_resolved_as_reconciled_after_a_crash(tmp_path: Path) -> None:
     sim, cyc = _world(tmp_path)
 
-    def hesitate(truth: dict[str, int]) -> Observation:
+    def hesitate(truth: dict[str, int]) -> TrayReading:
         b = truth["blue"]
-        return Observation(cubes={**truth, "blue": b - 1}, trusted=False,
+        return TrayReading(cubes={**truth, "blue": b - 1}, trusted=False,
                            alternatives={"blue": [(b - 1, 0.6), (b, 0.4)]})
 
     cyc.reader = HesitatingReader(sim, hesitate)

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from controller.readers import Observation
+from controller.readers import DirectReader
 from vision.reading import TrayReading
 
 
 def test_the_readers_reading_is_the_counters_reading() -> None:
-    assert Observation is TrayReading
+    reading = DirectReader(lambda: {"red": 2}).read("drop-1")
+    assert type(reading) is TrayReading
+    assert reading.cubes == {"red": 2} and reading.source == "direct" and reading.trusted
 
 
 def test_a_reading_goes_to_the_records_and_back_unchanged() -> None:

@@ -165,8 +165,8 @@ def test_one_player_holding_both_combat_tiles_is_refused_when_the_round_is_set(
 
 def test_the_station_asks_about_the_colour_in_doubt_and_tower_answer_settles_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from controller.readers import Observation
     from controller.table import Table
+    from vision.reading import TrayReading
 
     with Table.open(data_dir=tmp_path, reader="direct") as table:
         table.new_session(["red", "blue", "yellow"])
@@ -175,11 +175,11 @@ def test_the_station_asks_about_the_colour_in_doubt_and_tower_answer_settles_it(
         sim, direct = table.station.world, table.cycle.reader
 
         class Hesitating:
-            def read(self, tag: str, **kw: object) -> Observation:
+            def read(self, tag: str, **kw: object) -> TrayReading:
                 truth = sim.tray_contents()
                 if not tag.startswith("drop-"):
                     return direct.read(tag, **kw)
-                return Observation(cubes=truth, trusted=False, source="direct",
+                return TrayReading(cubes=truth, trusted=False, source="direct",
                                    alternatives={"blue": [(truth["blue"], 0.6), (truth["blue"] + 1, 0.4)]})
 
         table.cycle.reader = Hesitating()

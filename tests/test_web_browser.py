@@ -384,7 +384,7 @@ def test_damaged_records_show_read_only_and_the_host_acknowledges_from_the_page(
 def test_the_page_asks_only_about_the_colour_in_doubt_and_takes_the_answer(browser, quick_station) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    from controller.readers import Observation
+    from vision.reading import TrayReading
 
     table, server = quick_station
     table.release(table.plan({"battle": "initial_fill"})["drop_id"])
@@ -393,12 +393,12 @@ def test_the_page_asks_only_about_the_colour_in_doubt_and_takes_the_answer(brows
     sim, direct = table.station.world, table.cycle.reader
 
     class Hesitating:  # the counter cannot tell b blue from b + 1 (the beam cannot rule out a clump)
-        def read(self, tag: str, **kw: object) -> Observation:
+        def read(self, tag: str, **kw: object) -> TrayReading:
             truth = sim.tray_contents()
             if not tag.startswith("drop-"):
                 return direct.read(tag, **kw)
             b = truth["blue"]
-            return Observation(cubes=truth, trusted=False, confidence=0.6, source="direct",
+            return TrayReading(cubes=truth, trusted=False, confidence=0.6, source="direct",
                                alternatives={"blue": [(b, 0.62), (b + 1, 0.38)]})
 
     table.cycle.reader = Hesitating()
