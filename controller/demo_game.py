@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.table import Table
+
 PLAYERS = ["red", "blue", "yellow", "purple"]
 LINE_UP_ARMIES = 20
 EVENTS = [None, "palace_defender_plus_one", "neutral_two_peasants", "tax_max_5", "churches_safe", None,
@@ -58,7 +60,7 @@ def script(rounds: int = 10) -> list[Step]:
     return steps
 
 
-def _court_step(table: Any, step: Step) -> dict[str, Any]:
+def _court_step(table: Table, step: Step) -> dict[str, Any]:
     """The card's owner is the first player in turn order with own armies in the tray; a card bigger
     than what lies there converts what it can (the player chose the box), and a player whose
     courtiers are all at the court first sends two home (spent on a favor card)."""

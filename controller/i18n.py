@@ -192,8 +192,8 @@ def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...
         return f"{lead}{exact[tally.group(1)]} {tally.group(2)}{trail}"
     for sep in SEPARATORS:
         if sep in core:
-            parts = core.split(sep)
-            done = [_translate(p, exact, templates, depth + 1) for p in parts]
-            if done != parts:
-                return lead + exact.get(sep, sep).join(done) + trail
+            pieces = core.split(sep)
+            said = [_translate(p, exact, templates, depth + 1) for p in pieces]
+            if said != pieces:
+                return lead + exact.get(sep, sep).join(said) + trail
     return text

@@ -119,8 +119,9 @@ class CameraReader:
         reason = reading.reason
         if not settled:
             reason = (reason + "; " if reason else "") + "the tray did not settle before the timeout"
-        return dataclasses.replace(
+        settled_reading: TrayReading = dataclasses.replace(
             reading, cubes=dict(reading.cubes), courtiers=dict(reading.courtiers), usable=bool(reading.usable),
             reason=reason, confidence=float(reading.confidence), raw=raw, annotated=annotated, source="camera",
             settled=settled, trusted=bool(reading.usable and reading.trusted),
             alternatives={c: [(int(n), float(p)) for n, p in alts] for c, alts in reading.alternatives.items()})
+        return settled_reading

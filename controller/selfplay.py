@@ -79,7 +79,8 @@ def finish_in_flight(table: Any) -> dict[str, Any] | None:
             raise RuntimeError(f"drop {drop['drop_id']} needs the host to say whether the funnel emptied")
         else:
             raise RuntimeError(f"drop {drop['drop_id']} is stuck in phase {phase}")
-    return table.status()["drop"]
+    last: dict[str, Any] | None = table.status()["drop"]
+    return last
 
 
 def play(table: Any, battles: int, *, seed: int = 1, players: list[str] | None = None,

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from controller.i18n import gettext_for
 from controller.wording import counts_phrase
 
 PEASANTS = "green"
 
 
-def _tr(lang: str) -> Any:
-    from controller.i18n import gettext_for
-
+def _tr(lang: str) -> Callable[[str], str]:
     return gettext_for(lang).gettext
 
 

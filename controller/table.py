@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.cycle import DropCycle
-from controller.data_dir import StationBusy, open_records, records_dir  # noqa: F401  (the CLI's names for them)
 from controller.data_dir import lock_data_dir as _lock_data_dir
+from controller.data_dir import open_records
 from controller.readers import CameraReader, DirectReader, TrayReader
 from controller.records import RecordsError, RecordsReadOnly, RecordStore
 from controller.report import build_report

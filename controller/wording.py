@@ -9,7 +9,7 @@ Everything the CLI and the page show passes through here, so that no Python repr
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.colours import PALETTE
@@ -34,7 +34,7 @@ def counts_phrase(counts: Mapping[str, int] | None, empty: str = "nothing", lang
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + tr(" and ") + parts[-1]
 
 
-def _translator(lang: str) -> Any:
+def _translator(lang: str) -> Callable[[str], str]:
     if lang == "en":
         return lambda text: text
     from controller.i18n import gettext_for

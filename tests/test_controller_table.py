@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from controller.data_dir import StationBusy
 from controller.records import RecordsError
-from controller.table import StationBusy, Table
+from controller.table import Table
 
 ATTACK = {"battle": "attack", "attacker": "blue", "attacking_armies": 4, "defender": "yellow",
           "defending_armies": 3}

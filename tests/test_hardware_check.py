@@ -102,10 +102,10 @@ def test_firmware_on_a_pty_passes(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def test_refused_while_another_process_holds_the_station(tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    from controller.table import _lock_data_dir
+    from controller.data_dir import lock_data_dir
 
     config = _config_file(tmp_path, "sim.toml")
-    fd = _lock_data_dir(load_config(config).data_dir)  # as a running `tower serve` does
+    fd = lock_data_dir(load_config(config).data_dir)  # as a running `tower serve` does
     try:
         code = main(["hw", "check", "--config", str(config)])
     finally:
@@ -120,12 +120,12 @@ def test_refused_while_another_process_holds_the_station(tmp_path: Path,
 def test_a_data_directory_it_may_not_write_only_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """The Pi guide runs the check as the login user against the service user's data directory."""
-    import controller.table
+    import controller.data_dir
 
     def denied(_data_dir: Path) -> int:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(controller.table, "_lock_data_dir", denied)
+    monkeypatch.setattr(controller.data_dir, "lock_data_dir", denied)
     code = main(["hw", "check", "--config", str(_config_file(tmp_path, "sim.toml"))])
     captured = capsys.readouterr()
     assert code == 0, captured.out

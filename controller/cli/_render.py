@@ -193,7 +193,7 @@ class _SpokenConsole(Console):
     """A Rich console that puts each sentence it is given into the person's language before laying it
     out, so that a sentence Rich wraps onto two lines is still translated whole."""
 
-    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def print(self, *objects: Any, **kwargs: Any) -> None:
         super().print(*(say_markup(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from controller.cli._render import console, result_panel
@@ -85,7 +86,7 @@ def print_notes(out: Any, result: dict[str, Any]) -> None:
         out.print(f"[cyan]note:[/] {note}", highlight=False, markup=True)
 
 
-def guarded(fn: Any) -> Any:
+def guarded(fn: Callable[..., int]) -> Callable[..., int]:
     def run(args: argparse.Namespace, *more: Any) -> int:
         try:
             return int(fn(args, *more) or 0)

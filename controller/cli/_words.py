@@ -66,7 +66,7 @@ def spoken(lang: str | None = None) -> Iterator[str]:
         yield lang
         return
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = TranslatingStream(out, lang), TranslatingStream(err, lang)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = TranslatingStream(out, lang), TranslatingStream(err, lang)
     try:
         yield lang
     finally:

@@ -10,9 +10,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from controller import table as station_table
+from controller import data_dir
+from controller.data_dir import StationBusy, open_records
 from controller.records import RecordsError
-from controller.table import StationBusy, open_records
 from hardware.config import load_config
 from hardware.errors import ConfigError
 
@@ -40,7 +40,7 @@ def _check(args: argparse.Namespace) -> int:
 
     lock_fd: int | None = None
     try:  # the devices belong to one process: never sweep the servo under a running `tower serve`
-        lock_fd = station_table._lock_data_dir(config.data_dir)  # looked up when run (the tests replace it)
+        lock_fd = data_dir.lock_data_dir(config.data_dir)  # looked up when run (the tests replace it)
     except StationBusy as exc:
         print(f"tower hw check: {exc}", file=sys.stderr)
         return 2

@@ -24,8 +24,8 @@ from controller.cli._words import say
 # One way to read a battle and to answer on standard output, shared with `tower plan/resolve` (its
 # size limit, and the parser's limits in words, hold for `tower odds` too).
 from controller.cli.battle import EXIT_INVALID, BattleFileError, _emit, _fail, read_battle
+from controller.data_dir import open_records, records_dir
 from controller.droplog import export_entry, log_entries
-from controller.table import open_records, records_dir
 from engine.colours import PALETTE
 from engine.errors import BattleInputError
 from towermodel.droplog import DropLogError, drops_from_lines, parse_drop_log

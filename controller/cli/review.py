@@ -19,7 +19,8 @@ from controller.cli._station import (
     refused,
     station_flags,
 )
-from controller.table import acknowledge_damage, open_records, read_only, records_dir
+from controller.data_dir import open_records, records_dir
+from controller.table import acknowledge_damage, read_only
 from controller.wording import plural, round_phrase
 
 

@@ -41,6 +41,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -129,7 +130,7 @@ class HostAccess:
     clock: object = field(default=time.monotonic, repr=False)
     key_file: Path | None = None
     session_ttl_s: float = 24 * 3600.0
-    wall_clock: object = field(default=time.time, repr=False)
+    wall_clock: Callable[[], float] = field(default=time.time, repr=False)
     _secret: bytes = field(default_factory=lambda: secrets.token_bytes(KEY_BYTES), repr=False)
     _revoked: set[str] = field(default_factory=set, repr=False)
     _anyone: _Backoff = field(default_factory=_Backoff, repr=False)
@@ -189,7 +190,7 @@ class HostAccess:
     # -- sessions --------------------------------------------------------------------------------
     def open_session(self) -> tuple[str, str]:
         """A new host session: ``(cookie token, CSRF token)``."""
-        body = f"{secrets.token_urlsafe(24)}.{int(float(self.wall_clock()))}"  # type: ignore[arg-type]
+        body = f"{secrets.token_urlsafe(24)}.{int(self.wall_clock())}"
         token = f"{body}.{self._sign('session', body)}"
         return token, self.csrf_for(token)
 
@@ -205,7 +206,7 @@ class HostAccess:
         nonce, issued, mac = token.split(".")
         if not (nonce and issued.isdigit() and hmac.compare_digest(mac, self._sign("session", f"{nonce}.{issued}"))):
             return False
-        age = float(self.wall_clock()) - int(issued)  # type: ignore[arg-type]
+        age = self.wall_clock() - int(issued)
         if not -60 <= age <= self.session_ttl_s:
             return False
         with self._lock:
