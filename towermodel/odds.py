@@ -10,10 +10,17 @@ lumped group (all cubes behave alike, so lumping them is exact).
   (thrown cubes with ``p_new``, cubes inside with ``p_stuck``), independent across colours. Their
   distributions are convolved exactly and the outcome rule is applied to every combination:
   ``method: exact``.
-* Shelves: how the cubes inside lie on the shelves is hidden, so drops are drawn with
-  :func:`towermodel.tower.sample_came_out` from a fixed seed: ``method: simulated`` with
-  :data:`SAMPLES` drops, enough that each probability is within 0.005 of the exact value at 95 %
-  confidence (1.96 * sqrt(0.25 / 40,000) = 0.0049).
+* Shelves: how the cubes inside lie on the shelves is hidden, so drops of the tower are simulated
+  from a fixed seed (``method: simulated``), but only the tower's part: the rule never looks at a
+  colour, so a simulated drop is a pair (thrown cubes out, inside cubes out), drawn by
+  :func:`towermodel.tower.shelves_out_by_origin`. Which colours those are is a draw without
+  replacement from each origin, and its part is computed exactly: :func:`outcome_given_origins`
+  gives P(outcome | pair) for every pair, and the odds are the mean of that over the simulated
+  pairs (a Rao-Blackwellised estimate: the same expectation, with the colours' variance taken
+  out). The number of drops follows from the estimate's own variance: at least
+  :data:`MIN_SAMPLES`, and as many as 1.96^2 var / 0.005^2 needs so that each probability is within
+  0.005 of the exact value at 95 % confidence, at most :data:`SAMPLES` (which a plain proportion
+  needs, 1.96 * sqrt(0.25 / 40,000) = 0.0049, so the ceiling always meets the bound).
 
 The outcome rule mirrors the engine's resolver (``engine/resolver.py``); tests check every odds
 figure against a brute-force enumeration that calls the engine's own ``resolve`` on every tray.
@@ -26,6 +33,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.special import comb
 from scipy.stats import binom
 
 from engine.api import plan
@@ -33,11 +41,19 @@ from engine.colours import PEASANTS
 from engine.errors import BattleInputError, json_path
 from engine.model import Attack, Revolt
 from engine.parse import battle_from_json
-from towermodel.models import TowerModelParams, TwoChance
-from towermodel.tower import sample_came_out
+from towermodel.models import Shelves, TowerModelParams, TwoChance
+from towermodel.tower import sample_came_out, shelves_out_by_origin
 
 SAMPLES = 40_000
-"""Simulated drops per battle: each probability within 0.005 of the exact one at 95 % confidence."""
+"""Simulated drops per battle at most: a plain proportion is within 0.005 of the exact one at 95 %
+confidence with 40,000 (two-chance models simulated use exactly this many)."""
+
+MIN_SAMPLES = 4_000
+"""Simulated shelves drops at least, so that the variance the number of drops is chosen from is
+itself estimated well."""
+
+Z95, HALF_WIDTH = 1.96, 0.005
+"""Each simulated probability is within ``HALF_WIDTH`` of the exact one at 95 % confidence."""
 
 SEED = 20_260_101
 """The simulated odds are seeded, so that the same battle always gets the same figures."""
@@ -129,8 +145,11 @@ def _exact(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model:
     return probs, float((weight * a_str).sum()), float((weight * d_str).sum())
 
 
-def _simulated(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: TowerModelParams,
-               samples: int, seed: int) -> tuple[NDArray[Any], float, float]:
+def simulated_by_colour(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: TowerModelParams,
+                        samples: int, seed: int) -> tuple[NDArray[Any], float, float]:
+    """Outcome counts and mean strengths over ``samples`` simulated drops, every cube's colour drawn
+    (:func:`towermodel.tower.sample_came_out`): the plain estimate, used for simulated two-chance
+    odds and to check the shelves' Rao-Blackwellised one."""
     involved_peasants = sides.attacker is None or sides.allies or sides.defender is None
     fighters = [c for c in (sides.attacker, sides.defender, PEASANTS if involved_peasants else None) if c is not None]
     fighters = list(dict.fromkeys(fighters))
@@ -152,18 +171,125 @@ def _simulated(sides: Sides, dropped: dict[str, int], inside: dict[str, int], mo
     return np.bincount(code, minlength=3).astype(float), float(a_str.mean()), float(d_str.mean())
 
 
+def _difference_pmf(plus: int, minus_own: int, minus_ally: int, neutral: int) -> NDArray[Any]:
+    """For cubes of four kinds (counting for the attacker, the defender's own colour, counting for
+    the defender but not his own colour, counting for nobody), taken ``k`` at a time without
+    replacement: P(attacker's minus defender's count = ``diff``, own colour drawn or not), as an
+    array ``[k, diff + total, own > 0]`` for every ``k`` (a multivariate hypergeometric, summed)."""
+    total = plus + minus_own + minus_ally + neutral
+    p, m, q, z = np.ix_(np.arange(plus + 1), np.arange(minus_own + 1), np.arange(minus_ally + 1), np.arange(neutral + 1))
+    ways = comb(plus, p) * comb(minus_own, m) * comb(minus_ally, q) * comb(neutral, z)
+    k, diff, own = np.broadcast_arrays(p + m + q + z, p - m - q + total, (m > 0).astype(np.int64))
+    cell = (k * (2 * total + 1) + diff) * 2 + own
+    pmf = np.bincount(cell.ravel(), weights=ways.ravel(), minlength=(total + 1) * (2 * total + 1) * 2)
+    pmf = pmf.reshape(total + 1, 2 * total + 1, 2)
+    normalised: NDArray[Any] = pmf / comb(total, np.arange(total + 1))[:, None, None]
+    return normalised
+
+
+def outcome_given_origins(sides: Sides, dropped: dict[str, int], inside: dict[str, int]) -> NDArray[Any]:
+    """P(outcome | ``t`` thrown cubes and ``i`` cubes from inside came out): an array ``[code, t, i]``.
+
+    Given how many of each origin came out, the colours are two independent draws without
+    replacement (from the thrown cubes, from those inside). The outcome depends only on the
+    attacker's strength minus the defender's, and on whether any cube of the defender's own colour
+    is in the tray (``outcome_codes``: without one, a defender does not win, it is a tie), so the
+    pmf of that difference per origin and per ``k`` (split by own colour drawn or not) and one
+    matrix product per outcome give every pair at once."""
+    if sides.attacker is None:  # a revolt: the peasants against the owner, no 'own > 0' condition
+        plus, own, ally = PEASANTS, sides.defender, None
+    else:
+        plus, own, ally = sides.attacker, sides.defender, PEASANTS if sides.allies else None
+    own_condition = sides.attacker is not None and sides.defender is not None
+
+    def kinds(counts: dict[str, int]) -> NDArray[Any]:
+        p, m, q = (counts.get(c, 0) if c is not None else 0 for c in (plus, own, ally))
+        return _difference_pmf(p, m, q, sum(counts.values()) - p - m - q)
+
+    thrown, stuck = kinds(dropped), kinds(inside)
+    t_total, i_total = thrown.shape[1] // 2, stuck.shape[1] // 2
+    diff = (np.arange(2 * t_total + 1) - t_total)[:, None] + (np.arange(2 * i_total + 1) - i_total)[None, :]
+    both_t, both_i = thrown.sum(axis=2), stuck.sum(axis=2)
+    attacker_wins = both_t @ (diff > 0).astype(float) @ both_i.T
+    defender_wins = both_t @ (diff < 0).astype(float) @ both_i.T
+    if own_condition:  # the defender's colour in neither draw: no defender win
+        defender_wins -= thrown[:, :, 0] @ (diff < 0).astype(float) @ stuck[:, :, 0].T
+    tie = np.clip(1.0 - attacker_wins - defender_wins, 0.0, 1.0)
+    return np.stack([attacker_wins, tie, defender_wins])
+
+
+def _strength_shares(sides: Sides, counts: dict[str, int]) -> tuple[float, float]:
+    """The share of ``counts`` that counts for the attacker and for the defender."""
+    total = sum(counts.values())
+    if total == 0:
+        return 0.0, 0.0
+    if sides.attacker is None:
+        a, d = counts.get(PEASANTS, 0), counts.get(sides.defender or "", 0)
+    else:
+        a = counts.get(sides.attacker, 0)
+        d = (counts.get(sides.defender, 0) if sides.defender is not None else 0) + (
+            counts.get(PEASANTS, 0) if sides.allies else 0)
+    return a / total, d / total
+
+
+def samples_needed(values: NDArray[Any]) -> int:
+    """Drops needed so that the mean of each row of ``values`` (one column per drop) is within
+    0.005 of its expectation at 95 % confidence, by the rows' sample variance."""
+    variance = float(values.var(axis=1, ddof=1).max()) if values.shape[1] > 1 else 0.25
+    return int(np.ceil(Z95**2 * variance / HALF_WIDTH**2))
+
+
+def shelves_draws(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: Shelves, seed: int
+                  ) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+    """The simulated shelves drops behind the odds: P(outcome | the drop's origin counts) per drop (a
+    ``(3, n)`` array, rows in outcome-code order) and the thrown and inside cubes out per drop.
+
+    :data:`MIN_SAMPLES` drops first; while the variance of those values asks for more
+    (:func:`samples_needed`), more are drawn from the same generator, up to :data:`SAMPLES`."""
+    given = outcome_given_origins(sides, dropped, inside)
+    thrown, stuck = sum(dropped.values()), sum(inside.values())
+    rng = np.random.default_rng(seed)
+    t_out, i_out = shelves_out_by_origin(model, thrown, stuck, MIN_SAMPLES, rng)
+    while True:
+        values = given[:, t_out, i_out]
+        need = samples_needed(values)
+        if need <= len(t_out) or len(t_out) >= SAMPLES:
+            return values, t_out, i_out
+        # 5 % more than the estimate asks for, so that one more round is almost always enough.
+        more = min(SAMPLES, int(need * 1.05) + 1) - len(t_out)
+        t_more, i_more = shelves_out_by_origin(model, thrown, stuck, more, rng)
+        t_out, i_out = np.concatenate([t_out, t_more]), np.concatenate([i_out, i_more])
+
+
+def _shelves_odds(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: Shelves, seed: int
+                  ) -> tuple[NDArray[Any], float, float, int]:
+    """The shelves odds, Rao-Blackwellised (module docstring), and the number of drops simulated.
+    The expected strengths are conditioned the same way: given the origin counts, each side's
+    expected cubes are its share of each origin times the cubes out of it."""
+    values, t_out, i_out = shelves_draws(sides, dropped, inside, model, seed)
+    a_t, d_t = _strength_shares(sides, dropped)
+    a_i, d_i = _strength_shares(sides, inside)
+    mean_t, mean_i = float(t_out.mean()), float(i_out.mean())
+    return values.mean(axis=1), a_t * mean_t + a_i * mean_i, d_t * mean_t + d_i * mean_i, len(t_out)
+
+
 def battle_odds(data: dict[str, Any], model: TowerModelParams, model_name: str, *,
                 method: str = "auto", samples: int = SAMPLES, seed: int = SEED) -> dict[str, Any]:
     """The ``tower odds`` object for the battle JSON ``data`` under ``model``.
 
     ``method`` ``auto`` computes exactly where the model allows it (two-chance) and simulates
-    otherwise; ``simulated`` forces the simulation (to check one against the other). Raises
-    :class:`engine.errors.BattleInputError` for invalid input, as ``tower plan`` does."""
+    otherwise; ``simulated`` forces the simulation (to check one against the other). Shelves odds
+    choose their number of drops themselves (:func:`_shelves_odds`); ``samples`` is that of a
+    simulated two-chance model. Raises :class:`engine.errors.BattleInputError` for invalid input,
+    as ``tower plan`` does."""
     sides, dropped, inside = _prepare(data)
     if isinstance(model, TwoChance) and method == "auto":
         probs, a_mean, d_mean = _exact(sides, dropped, inside, model)
         result = _result(sides, probs, a_mean, d_mean)
         return {"model": model_name, "method": "exact", **result}
-    probs, a_mean, d_mean = _simulated(sides, dropped, inside, model, samples, seed)
+    if isinstance(model, Shelves):
+        probs, a_mean, d_mean, samples = _shelves_odds(sides, dropped, inside, model, seed)
+    else:
+        probs, a_mean, d_mean = simulated_by_colour(sides, dropped, inside, model, samples, seed)
     result = _result(sides, probs, a_mean, d_mean)
     return {"model": model_name, "method": "simulated", "samples": samples, **result}
