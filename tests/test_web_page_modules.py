@@ -70,3 +70,54 @@ def test_cli_and_web_modules_are_small_with_their_imports_at_the_top() -> None:
                     for name in names:
                         assert package == "cli" and name.startswith(HEAVY), \
                             f"controller/{package}/{path.name} imports {name} inside {node.name}"
+
+
+def _page_imports() -> dict[str, list[str]]:
+    """Each page module (path under static/) -> the modules it imports, read from its import lines."""
+    graph: dict[str, list[str]] = {}
+    for module in sorted(STATIC.rglob("*.js")):
+        targets = re.findall(r"""^import\s[^;]*?\sfrom\s+["']([^"']+)["'];?\s*$""", module.read_text(), re.M)
+        graph[module.relative_to(STATIC).as_posix()] = [
+            (module.parent / t).resolve().relative_to(STATIC.resolve()).as_posix() for t in targets]
+    return graph
+
+
+def _cycle(graph: dict[str, list[str]]) -> list[str] | None:
+    """One import cycle as [a, b, ..., a], or None: a depth-first walk that meets a module still open."""
+    state: dict[str, str] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = "open"
+        path.append(node)
+        for target in graph.get(node, []):
+            if state.get(target) == "open":
+                return path[path.index(target):] + [target]
+            if target not in state and (found := visit(target)):
+                return found
+        path.pop()
+        state[node] = "done"
+        return None
+
+    for node in graph:
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_the_cycle_finder_names_a_cycle() -> None:
+    assert _cycle({"a.js": ["b.js"], "b.js": ["c.js"], "c.js": ["a.js"]}) == ["a.js", "b.js", "c.js", "a.js"]
+    assert _cycle({"a.js": ["b.js", "c.js"], "b.js": ["c.js"], "c.js": []}) is None
+
+
+def test_the_page_modules_import_one_way() -> None:
+    """No circle of imports: a module in a circle can run before the names it imports are bound, and
+    a circle ties every module in it to all the others. Lower modules announce changes through
+    state.js's onChange/changed; app.js, the top, is imported by nobody."""
+    graph = _page_imports()
+    assert graph["app.js"] and graph["api.js"], "the import lines were not read"
+    cycle = _cycle(graph)
+    assert cycle is None, "the page's modules import in a circle: " + " -> ".join(cycle or [])
+    importers_of_app = [m for m, targets in graph.items() if "app.js" in targets]
+    assert importers_of_app == [], f"{importers_of_app} import app.js, the page's top"
+    assert not [t for t in graph["api.js"] if t.startswith("views/") or t in ("live.js", "device.js")]

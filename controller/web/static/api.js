@@ -1,8 +1,7 @@
 // Talking to the station: JSON requests with the host's CSRF token, the refresh, one change at a time.
+// It draws nothing itself: it announces what changed (state.js) and app.js redraws.
 
-import { render, renderHost } from "./app.js";
-import { setLive } from "./live.js";
-import { S } from "./state.js";
+import { S, changed } from "./state.js";
 import { toast } from "./ui.js";
 
 // -- talking to the station -----------------------------------------------------------------------
@@ -17,7 +16,7 @@ export async function api(path, body) {
   try { res = await fetch(path, opts); } catch (_) {  // no answer at all: the server is down or the network is
     const err = new Error("the station is offline; the page reconnects by itself");
     err.offline = true;
-    setLive(false);
+    changed("offline");  // live.js shows the connection as lost
     throw err;
   }
   let data = null;
@@ -26,7 +25,7 @@ export async function api(path, body) {
     const err = new Error((data && (data.error || data.detail)) || `${res.status} ${res.statusText}`);
     err.status = res.status;
     err.data = data;
-    if (res.status === 403 && S.host && path !== "/api/host/login") { S.host = false; S.csrf = null; renderHost(); }
+    if (res.status === 403 && S.host && path !== "/api/host/login") { S.host = false; S.csrf = null; changed("host"); }
     throw err;
   }
   return data;
@@ -38,14 +37,14 @@ export async function refresh() {
   try {
     const data = await api("/api/state");
     S.data = data; S.host = data.host; S.csrf = data.csrf || S.csrf;
-    render();
+    changed("all");
   } catch (err) { toast(`Could not read the table: ${err.message}`, true); }
 }
 
 export async function act(what, path, body) {
   if (S.busy) return null;
-  S.busy = true; S.lastError = null; render();
+  S.busy = true; S.lastError = null; changed("all");
   try { return await api(path, body); }
   catch (err) { S.lastError = err; toast(`${what}: ${err.message}`, true); return null; }
-  finally { S.busy = false; render(); }
+  finally { S.busy = false; changed("all"); }
 }

@@ -7,7 +7,7 @@ import { setupDevice } from "./device.js";
 import { $ } from "./dom.js";
 import { loadLanguage, t } from "./i18n.js";
 import { connect } from "./live.js";
-import { S } from "./state.js";
+import { S, onChange } from "./state.js";
 import { showTop, toast } from "./ui.js";
 import { renderBattle } from "./views/battle.js";
 import { renderHistory, renderLedger, renderRecords } from "./views/ledger.js";
@@ -22,6 +22,12 @@ export function renderHost() {
 
 
 export function render() { renderHost(); renderRecords(); renderBattle(); renderLedger(); renderHistory(); }
+
+// What the lower modules announce (state.js), drawn here: the only module that knows every view.
+onChange("all", render);
+onChange("host", renderHost);
+onChange("battle", (force) => renderBattle(force));
+onChange("ledger", renderLedger);
 
 // -- host login ------------------------------------------------------------------------------------
 export function setupHost() {

@@ -3,8 +3,7 @@
 import { scheduleRefresh } from "./api.js";
 import { signal } from "./device.js";
 import { $ } from "./dom.js";
-import { S } from "./state.js";
-import { renderBattle } from "./views/battle.js";
+import { S, changed, onChange } from "./state.js";
 
 // -- live events -----------------------------------------------------------------------------------
 // The table's events are the records it commits: {"type": kind, "drop_id", "phase"}.
@@ -20,12 +19,12 @@ export function onEvent(event) {
   if (event.type === "hello") { scheduleRefresh(); return; }
   if (event.type === "release_started" || event.type === "resolution") signal(event.type);
   if (event.type === "web_release_started") {
-    S.releasing = { drop_id: event.drop_id, step: 0 }; S.showForm = false; renderBattle();
+    S.releasing = { drop_id: event.drop_id, step: 0 }; S.showForm = false; changed("battle");
     return;
   }
   if (event.type === "web_release_finished") { S.releasing = null; scheduleRefresh(); return; }
   const step = stepOf(event);
-  if (S.releasing && step !== null && step > S.releasing.step) { S.releasing.step = step; renderBattle(); }
+  if (S.releasing && step !== null && step > S.releasing.step) { S.releasing.step = step; changed("battle"); }
   if (!S.releasing || step === null) scheduleRefresh();
 }
 
@@ -38,6 +37,8 @@ export function setLive(online) {
   live.textContent = online ? "connected" : "offline, reconnecting…";
   if (online && was === false) scheduleRefresh();  // back after a restart: the table may have moved on
 }
+
+onChange("offline", () => setLive(false));  // a request found no answer at all
 
 export function connect() {
   const source = new EventSource("/api/events");

@@ -1,15 +1,15 @@
 // The battle card: what the table shows between, before and during a drop.
 
 import { act, api, refresh } from "../api.js";
-import { render } from "../app.js";
 import { $, cap, h, nonzero } from "../dom.js";
-import { t, tf } from "../i18n.js";
-import { S, currentDrop, session, whoAmI } from "../state.js";
+import { t } from "../i18n.js";
+import { S, changed, currentDrop, session, whoAmI } from "../state.js";
 import { inline, plural, swatches, toast } from "../ui.js";
 import { newGameForm } from "./host.js";
+import { battleTitle, notesList } from "./parts.js";
 import { battleForm, mismatchView } from "./plan.js";
 import { resultView } from "./result.js";
-import { BUSY_PHASES, KINDS, STEPS, colourClass } from "../words.js";
+import { BUSY_PHASES, STEPS, colourClass } from "../words.js";
 
 // -- the battle card -------------------------------------------------------------------------------
 
@@ -82,43 +82,6 @@ export function gameEndView(ended) {
     out.push(h("p", { class: "muted", text: "Waiting for the host to start a new game." }));
   }
   return out;
-}
-
-export async function undoLast(text) {
-  if (!confirm(`${t("Undo")}: ${text}?`)) return;
-  const done = await act("Undo", "/api/undo", { who: "host" });
-  if (done) { toast(cap(done.message)); await refresh(); }
-}
-
-export async function endGame() {
-  if (!confirm(t("End the game? Its summary is kept in the records."))) return;
-  const done = await act("End the game", "/api/session/end", { who: "host" });
-  if (done) { toast("The game has ended."); await refresh(); }
-}
-
-export function battleTitle(battle) {
-  if (!battle) return "Battle";
-  const kind = (KINDS().find(([k]) => k === battle.battle) || [null, cap(battle.battle || "battle")])[1];
-  if (battle.battle === "attack") {
-    return tf("{attacker} attacks {defender}",
-      { attacker: cap(t(battle.attacker)), defender: battle.defender ? cap(t(battle.defender)) : t("a neutral county") });
-  }
-  if (battle.battle === "revolt" || battle.battle === "winter_revolt") return tf("{kind} against {defender}", { kind: t(kind), defender: cap(t(battle.defender)) });
-  return t(kind);
-}
-
-// Where the rulebooks are silent and the engine's decision shapes this battle (engine/decisions.py).
-export function notesList(record) {
-  const notes = (record && record.notes) || [];
-  // an empty fragment, not null: Element.append(null) would show the word "null" on the page
-  return notes.length ? h("ul", { class: "notice notes", id: "notes" }, notes.map((n) => h("li", { text: n })))
-    : document.createDocumentFragment();
-}
-
-// The round's immune players as {player: "A" | "B" | "both"} (older records keep a list: both).
-export function immunities(round) {
-  const immune = (round || {}).immune || {};
-  return Array.isArray(immune) ? Object.fromEntries(immune.map((p) => [p, "both"])) : immune;
 }
 
 export function funnelView(drop) {
@@ -224,6 +187,6 @@ export async function release(dropId) {
   catch (err) {
     offline = !!err.offline;
     toast(offline ? "Offline, nothing was released: the page reconnects by itself." : `Release: ${err.message}`, true);
-  } finally { S.busy = false; S.releasing = null; render(); }
+  } finally { S.busy = false; S.releasing = null; changed("all"); }
   if (!offline) await refresh();
 }

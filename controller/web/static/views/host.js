@@ -2,11 +2,24 @@
 
 import { act, refresh } from "../api.js";
 import { cap, h } from "../dom.js";
-import { S, players, session, whoAmI } from "../state.js";
+import { t } from "../i18n.js";
+import { S, changed, players, session, whoAmI } from "../state.js";
 import { toast } from "../ui.js";
-import { immunities } from "./battle.js";
-import { renderLedger } from "./ledger.js";
+import { immunities } from "./parts.js";
 import { PROTECTS, W, colourClass, eventLabel } from "../words.js";
+
+// -- the host's undo and the game's end (buttons under the ledger) ----------------------------------
+export async function undoLast(text) {
+  if (!confirm(`${t("Undo")}: ${text}?`)) return;
+  const done = await act("Undo", "/api/undo", { who: "host" });
+  if (done) { toast(cap(done.message)); await refresh(); }
+}
+
+export async function endGame() {
+  if (!confirm(t("End the game? Its summary is kept in the records."))) return;
+  const done = await act("End the game", "/api/session/end", { who: "host" });
+  if (done) { toast("The game has ended."); await refresh(); }
+}
 
 // -- the game and the round (the host) ------------------------------------------------------------
 export function newGameForm() {
@@ -54,7 +67,7 @@ export function roundForm() {
       h("select", { name: "parry_card" }, h("option", { value: "", text: "nobody" }),
         players().map((p) => h("option", { value: p, selected: p === parry, text: cap(p) })))) : null,
     h("div", { class: "row" },
-      h("button", { class: "secondary", type: "button", onclick: () => { S.panel = null; renderLedger(); } }, "Cancel"),
+      h("button", { class: "secondary", type: "button", onclick: () => { S.panel = null; changed("ledger"); } }, "Cancel"),
       h("button", { class: "primary", type: "submit", id: "round-submit" }, "Save the round")));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -77,7 +90,7 @@ export function courtForm() {
       h("label", { class: "field" }, "Player", h("select", { name: "player" }, players().map((p) => h("option", { value: p, text: cap(p) })))),
       h("label", { class: "field" }, "Cubes", h("select", { name: "cubes" }, [1, 2, 3].map((n) => h("option", { value: n, text: n }))))),
     h("div", { class: "row" },
-      h("button", { class: "secondary", type: "button", onclick: () => { S.panel = null; renderLedger(); } }, "Cancel"),
+      h("button", { class: "secondary", type: "button", onclick: () => { S.panel = null; changed("ledger"); } }, "Cancel"),
       h("button", { class: "primary", type: "submit", id: "court-submit" }, "Convert")));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -99,7 +112,7 @@ export function trayPlaceForm() {
       h("label", { class: "field" }, "Armies", h("input", { type: "number", name: "armies", min: 1, max: 62, value: 1, inputmode: "numeric", required: true })),
       h("label", { class: "field" }, "Card", h("select", { name: "source" }, sources.map(([v, t]) => h("option", { value: v, text: t }))))),
     h("div", { class: "row" },
-      h("button", { class: "secondary", type: "button", onclick: () => { S.panel = null; renderLedger(); } }, "Cancel"),
+      h("button", { class: "secondary", type: "button", onclick: () => { S.panel = null; changed("ledger"); } }, "Cancel"),
       h("button", { class: "primary", type: "submit", id: "tray-place-submit" }, "Place into the tray")));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();

@@ -4,8 +4,8 @@ import { act, scheduleRefresh } from "../api.js";
 import { $, h } from "../dom.js";
 import { S, currentDrop, players, session, whoAmI } from "../state.js";
 import { countsOf, imageUrl, inline, label, openImage } from "../ui.js";
-import { battleTitle, endGame, immunities, undoLast } from "./battle.js";
-import { courtForm, newGameForm, roundForm, trayPlaceForm } from "./host.js";
+import { courtForm, endGame, newGameForm, roundForm, trayPlaceForm, undoLast } from "./host.js";
+import { battleTitle, immunities } from "./parts.js";
 import { correctionTag } from "./result.js";
 import { PROTECTS, colourClass, eventLabel } from "../words.js";
 

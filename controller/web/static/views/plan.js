@@ -2,9 +2,9 @@
 
 import { act, refresh } from "../api.js";
 import { cap, h } from "../dom.js";
-import { S, players, session, whoAmI } from "../state.js";
+import { S, changed, players, session, whoAmI } from "../state.js";
 import { label, showTop, swatches, toast } from "../ui.js";
-import { immunities, renderBattle } from "./battle.js";
+import { immunities } from "./parts.js";
 import { KINDS, PROTECTS, W, colourClass } from "../words.js";
 
 // -- planning a battle -----------------------------------------------------------------------------
@@ -60,10 +60,10 @@ export function battleForm() {
   const form = h("form", { class: "battle-form", id: "battle-form" },
     h("h2", { text: "New battle" }),
     h("fieldset", { class: "kinds" }, kinds.map(([k, t]) => h("label", {},
-      h("input", { type: "radio", name: "kind", value: k, checked: k === S.kind, onchange: () => { S.kind = k; renderBattle(true); } }), t))),
+      h("input", { type: "radio", name: "kind", value: k, checked: k === S.kind, onchange: () => { S.kind = k; changed("battle", true); } }), t))),
     ...fields,
     h("div", { class: "row" },
-      h("button", { class: "secondary", type: "button", onclick: () => { S.showForm = false; renderBattle(); } }, "Cancel"),
+      h("button", { class: "secondary", type: "button", onclick: () => { S.showForm = false; changed("battle"); } }, "Cancel"),
       h("button", { class: "primary", type: "submit", id: "plan-submit", disabled: S.busy }, "Plan the drop")));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -86,7 +86,7 @@ export function battleForm() {
     const planned = await act("Planning", "/api/battles", battle);
     if (planned) { S.showForm = false; await refresh(); showTop("battle"); return; }
     const data = S.lastError && S.lastError.data;
-    if (data && data.tray_mismatch) { S.mismatch = { ...data.tray_mismatch, message: data.error }; S.showForm = false; renderBattle(true); }
+    if (data && data.tray_mismatch) { S.mismatch = { ...data.tray_mismatch, message: data.error }; S.showForm = false; changed("battle", true); }
   });
   return form;
 }
@@ -106,7 +106,7 @@ export function mismatchView(mismatch) {
       h("span", {}, h("span", { class: `dot ${colourClass(c)}` }), cap(label(c))),
       h("input", { type: "number", name: c, min: 0, max: 62, inputmode: "numeric", value: seen[c] || 0 })))),
     h("div", { class: "row" },
-      h("button", { class: "secondary", type: "button", onclick: () => { S.mismatch = null; renderBattle(true); } }, "Cancel"),
+      h("button", { class: "secondary", type: "button", onclick: () => { S.mismatch = null; changed("battle", true); } }, "Cancel"),
       h("button", { class: "secondary", type: "submit", id: "tray-set" }, "The tray holds these")));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();

@@ -2,9 +2,9 @@
 
 import { act, refresh } from "../api.js";
 import { cap, h, nonzero } from "../dom.js";
-import { S, currentDrop, players, whoAmI } from "../state.js";
+import { S, changed, currentDrop, players, whoAmI } from "../state.js";
 import { countsOf, imageUrl, inline, label, openImage, swatches, toast, when } from "../ui.js";
-import { battleTitle, notesList, renderBattle } from "./battle.js";
+import { battleTitle, notesList } from "./parts.js";
 import { colourClass } from "../words.js";
 
 export function instructionList(record) {
@@ -87,7 +87,7 @@ export function resultView(record) {
       }, "Confirm as read") : null,
       h("button", {
         class: "secondary", id: "correct", type: "button",
-        onclick: () => { S.correcting = record.drop_id; renderBattle(true); },
+        onclick: () => { S.correcting = record.drop_id; changed("battle", true); },
       }, "Correct the reading")));
   }
   return parts;
@@ -139,7 +139,7 @@ export function correctionForm(record, tray) {
     h("label", { class: "field" }, "Who corrects",
       h("input", { type: "text", name: "who", maxlength: 40, required: true, value: whoAmI() })),
     h("div", { class: "row" },
-      h("button", { class: "secondary", type: "button", onclick: () => { S.correcting = null; renderBattle(); } }, "Cancel"),
+      h("button", { class: "secondary", type: "button", onclick: () => { S.correcting = null; changed("battle"); } }, "Cancel"),
       h("button", { class: "primary", type: "submit", id: "correction-submit" }, "Save the correction")));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
