@@ -27,7 +27,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy engine towermodel firmware hardware/errors.py hardware/link/client.py hardware/link/replies.py \
 		hardware/link/transport.py hardware/serial_board.py controller/records.py controller/records_chain.py \
-		controller/verify.py vision/reading.py
+		controller/verify.py vision/reading.py vision/rectify.py
 	$(BIN)/mypy station simulation --exclude simulation/synth
 	$(BIN)/mypy controller/accounts.py controller/between.py controller/collaborators.py \
 		controller/cycle.py controller/data_dir.py controller/session.py controller/steps.py controller/table.py \

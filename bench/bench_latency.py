@@ -181,7 +181,7 @@ def run(battles: int, seed: int) -> list[dict[str, Any]]:
             time.sleep(0.3)  # the page is connected
             for i in range(battles):
                 if i % len(BATTLES) == 0:  # a fresh game every few battles, so the supplies never run dry
-                    table.new_session(["red", "blue", "yellow"])
+                    table.new_session(["red", "blue", "yellow"], force=i > 0)
                     fill = table.plan({"battle": "initial_fill"})
                     if table.release(fill["drop_id"])["needs_confirmation"]:
                         table.correct(fill["drop_id"], table.station.world.tray_contents(), "host")

@@ -12,11 +12,16 @@ the homography of any horizontal plane, and warp the frame at the height of the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision import geometry as g
+
+Array = NDArray[Any]
+NO_DISTORTION = np.zeros(0, np.float64)  # the renders and the Pi camera module are rectilinear enough
 
 NOMINAL_CAMERA_HEIGHT_MM = sum(g.CAMERA_HEIGHT_MM) / 2
 
@@ -29,38 +34,40 @@ class NoMarkers(Exception):
 class PlatePose:
     """Where the plate is in one frame: the camera matrix and pose relative to plate millimetres."""
 
-    camera_matrix: np.ndarray  # 3x3
-    rvec: np.ndarray
-    tvec: np.ndarray
+    camera_matrix: Array  # 3x3
+    rvec: Array
+    tvec: Array
     marker_ids: tuple[int, ...]
     reprojection_px: float  # RMS error of the marker corners under the fitted pose
     px_per_mm: float  # image scale at the plate's centre
 
     @property
-    def rotation(self) -> np.ndarray:
-        return cv2.Rodrigues(self.rvec)[0]
+    def rotation(self) -> Array:
+        return np.asarray(cv2.Rodrigues(self.rvec)[0])
 
-    def camera_position_mm(self) -> np.ndarray:
+    def camera_position_mm(self) -> Array:
         """The camera centre in plate coordinates (z negative: above the plate)."""
         r = self.rotation
-        return (-r.T @ self.tvec.reshape(3)).astype(np.float64)
+        out: Array = (-r.T @ self.tvec.reshape(3)).astype(np.float64)
+        return out
 
-    def plane_homography(self, height_mm: float) -> np.ndarray:
+    def plane_homography(self, height_mm: float) -> Array:
         """Homography from plate millimetres (x, y) on the horizontal plane ``height_mm`` above the
         plate to image pixels."""
         r = self.rotation
         # Plate z points into the plate (x right, y down), so "above" is negative z.
         col3 = self.tvec.reshape(3) - height_mm * r[:, 2]
         m = np.column_stack([r[:, 0], r[:, 1], col3])
-        h = self.camera_matrix @ m
-        return h / h[2, 2]
+        h: Array = self.camera_matrix @ m
+        out: Array = h / h[2, 2]
+        return out
 
-    def project(self, points_mm: np.ndarray) -> np.ndarray:
+    def project(self, points_mm: Array) -> Array:
         """Project 3-D plate points (x, y, height above plate) to image pixels."""
         pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 3).copy()
         pts[:, 2] = -pts[:, 2]
-        img, _ = cv2.projectPoints(pts, self.rvec, self.tvec, self.camera_matrix, None)
-        return img.reshape(-1, 2)
+        img, _ = cv2.projectPoints(pts, self.rvec, self.tvec, self.camera_matrix, NO_DISTORTION)
+        return np.asarray(img).reshape(-1, 2)
 
 
 class MarkerLocator:
@@ -79,22 +86,27 @@ class MarkerLocator:
         params.adaptiveThreshWinSizeMin = 5
         params.adaptiveThreshWinSizeMax = 15
         params.adaptiveThreshWinSizeStep = 10
+        # OpenCV's "ArUco 3" candidate search (pyramid-based bit reading, candidates below
+        # minSideLengthCanonicalImg pixels a side skipped early). With the ratio at 0 it does not
+        # downscale the (already halved) image further: on all tuning renders it finds the same
+        # markers with the same refined corners as the classic search, about a fifth faster.
+        params.useAruco3Detection = True
+        params.minSideLengthCanonicalImg = 24
+        params.minMarkerLengthRatioOriginalImg = 0.0
         self._detector = cv2.aruco.ArucoDetector(dictionary, params)
 
-    def detect(self, gray: np.ndarray) -> dict[int, np.ndarray]:
+    def detect(self, gray: Array) -> dict[int, Array]:
         """Marker id -> 4x2 corner array, for the plate's ids only; other ids (a cube face can look
         like one) and duplicates of an id are ignored (a duplicate keeps the larger marker)."""
         small = cv2.resize(gray, (gray.shape[1] // 2, gray.shape[0] // 2), interpolation=cv2.INTER_AREA)
         corners, ids, _ = self._detector.detectMarkers(small)
-        if ids is not None and len(corners):
-            full = (np.concatenate([c.reshape(-1, 2) for c in corners]) * 2.0 + 0.5).astype(np.float32)
-            crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)
-            full = cv2.cornerSubPix(gray, full.reshape(-1, 1, 2), (5, 5), (-1, -1), crit).reshape(-1, 4, 2)
-            corners = [c.reshape(1, 4, 2) for c in full]
-        found: dict[int, np.ndarray] = {}
-        if ids is None:
+        found: dict[int, Array] = {}
+        if ids is None or not len(corners):
             return found
-        for c, i in zip(corners, ids.ravel(), strict=True):
+        start = (np.concatenate([np.asarray(c).reshape(-1, 2) for c in corners]) * 2.0 + 0.5).astype(np.float32)
+        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)
+        refined = cv2.cornerSubPix(gray, start.reshape(-1, 1, 2), (5, 5), (-1, -1), crit)
+        for c, i in zip(np.asarray(refined).reshape(-1, 4, 2), np.asarray(ids).ravel(), strict=True):
             mid = int(i)
             if mid not in g.MARKER_IDS:
                 continue
@@ -106,7 +118,7 @@ class MarkerLocator:
             found[mid] = quad
         return found
 
-    def locate(self, frame_bgr: np.ndarray) -> PlatePose:
+    def locate(self, frame_bgr: Array) -> PlatePose:
         """Fit the plate pose, or raise ``NoMarkers`` with a reason a person can act on."""
         # Green carries most of the luminance and needs no conversion pass over the whole frame.
         gray = frame_bgr if frame_bgr.ndim == 2 else cv2.extractChannel(frame_bgr, 1)
@@ -121,14 +133,15 @@ class MarkerLocator:
         return fit_pose(found, gray.shape[1], gray.shape[0])
 
 
-def fit_pose(found: dict[int, np.ndarray], width: int, height: int) -> PlatePose:
+def fit_pose(found: dict[int, Array], width: int, height: int) -> PlatePose:
     """Camera pose from detected marker corners (at least three markers)."""
     ids = sorted(found)
     obj = np.array([c for i in ids for c in g.marker_corners_mm(i)], dtype=np.float64)
     img = np.concatenate([found[i] for i in ids]).astype(np.float64)
-    hom, _ = cv2.findHomography(obj, img, 0)
-    if hom is None:
+    found_hom, _ = cv2.findHomography(obj, img, 0)
+    if found_hom is None:
         raise NoMarkers("the plate markers are in an impossible arrangement")
+    hom: NDArray[np.float64] = np.asarray(found_hom, np.float64)
     # Scale at the plate centre: the Jacobian of the homography there.
     cx, cy = g.PLATE_W_MM / 2, g.PLATE_H_MM / 2
     p = hom @ np.array([cx, cy, 1.0])
@@ -138,12 +151,12 @@ def fit_pose(found: dict[int, np.ndarray], width: int, height: int) -> PlatePose
     f = px_per_mm * NOMINAL_CAMERA_HEIGHT_MM
     k = np.array([[f, 0, width / 2.0], [0, f, height / 2.0], [0, 0, 1]], dtype=np.float64)
     obj3 = np.column_stack([obj, np.zeros(len(obj))])
-    ok, rvec, tvec = cv2.solvePnP(obj3, img, k, None, flags=cv2.SOLVEPNP_ITERATIVE)
+    ok, rvec, tvec = cv2.solvePnP(obj3, img, k, NO_DISTORTION, flags=cv2.SOLVEPNP_ITERATIVE)
     if not ok:
         raise NoMarkers("could not fit the camera pose to the plate markers")
-    proj, _ = cv2.projectPoints(obj3, rvec, tvec, k, None)
-    rms = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img) ** 2, axis=1))))
-    return PlatePose(k, rvec.reshape(3), tvec.reshape(3), tuple(ids), rms, px_per_mm)
+    proj, _ = cv2.projectPoints(obj3, rvec, tvec, k, NO_DISTORTION)
+    rms = float(np.sqrt(np.mean(np.sum((np.asarray(proj).reshape(-1, 2) - img) ** 2, axis=1))))
+    return PlatePose(k, np.asarray(rvec).reshape(3), np.asarray(tvec).reshape(3), tuple(ids), rms, px_per_mm)
 
 
 @dataclass(frozen=True)
@@ -164,23 +177,23 @@ class View:
     def size(self) -> tuple[int, int]:
         return int(round(self.width_mm * self.ppm)), int(round(self.height_mm * self.ppm))
 
-    def view_to_plate(self) -> np.ndarray:
+    def view_to_plate(self) -> Array:
         s = 1.0 / self.ppm
         return np.array([[s, 0, self.x0 + 0.5 * s], [0, s, self.y0 + 0.5 * s], [0, 0, 1]])
 
-    def view_to_image(self, pose: PlatePose) -> np.ndarray:
+    def view_to_image(self, pose: PlatePose) -> Array:
         return pose.plane_homography(self.plane_mm) @ self.view_to_plate()
 
-    def warp(self, frame: np.ndarray, pose: PlatePose, interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
-        return cv2.warpPerspective(
+    def warp(self, frame: Array, pose: PlatePose, interpolation: int = cv2.INTER_LINEAR) -> Array:
+        return np.asarray(cv2.warpPerspective(
             frame,
             self.view_to_image(pose),
             self.size,
             flags=interpolation | cv2.WARP_INVERSE_MAP,
             borderMode=cv2.BORDER_REPLICATE,
-        )
+        ))
 
-    def to_image(self, pose: PlatePose, pts_view: np.ndarray) -> np.ndarray:
+    def to_image(self, pose: PlatePose, pts_view: Array) -> Array:
         """View pixel coordinates (N x 2) to image pixel coordinates."""
         pts = np.asarray(pts_view, dtype=np.float64).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(pts, self.view_to_image(pose)).reshape(-1, 2)
+        return np.asarray(cv2.perspectiveTransform(pts, self.view_to_image(pose))).reshape(-1, 2)
