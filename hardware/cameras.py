@@ -12,6 +12,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from hardware.errors import CameraError, CameraTimeout
 from hardware.interfaces import Camera
@@ -20,7 +21,7 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 Sleep = Callable[[float], None]
 
 
-def as_bgr(frame: Any, source: str) -> np.ndarray:
+def as_bgr(frame: Any, source: str) -> npt.NDArray[np.uint8]:
     """Check and normalise a frame: ``uint8``, three channels (a fourth, padding, is dropped; grey is
     expanded), contiguous. Anything else is a ``CameraError`` naming the source."""
     if not isinstance(frame, np.ndarray) or frame.size == 0:
@@ -54,7 +55,7 @@ class Picamera2Camera(Camera):
                  camera_num: int = 0, factory: Callable[..., Any] | None = None, sleep: Sleep = time.sleep) -> None:
         if factory is None:
             try:
-                from picamera2 import Picamera2  # type: ignore[import-not-found]
+                from picamera2 import Picamera2
             except ImportError as exc:
                 raise CameraError(
                     "picamera2 is not installed: on Raspberry Pi OS run `sudo apt install python3-picamera2` "
@@ -85,7 +86,7 @@ class Picamera2Camera(Camera):
         self.locked_controls = controls
         return controls
 
-    def capture(self) -> np.ndarray:
+    def capture(self) -> npt.NDArray[np.uint8]:
         if self.locked_controls is None:
             self.lock_exposure()
         try:
@@ -122,7 +123,7 @@ class OpenCVCamera(Camera):
         self.source = source
         self.timeout_s = timeout_s
         self.flush = flush
-        self._cap = cv2.VideoCapture(source)
+        self._cap: cv2.VideoCapture | None = cv2.VideoCapture(source)
         if not self._cap.isOpened():
             raise CameraError(f"OpenCV could not open camera {source!r}")
         self._cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
@@ -131,14 +132,15 @@ class OpenCVCamera(Camera):
             self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
         self._lock = threading.Lock()
 
-    def capture(self) -> np.ndarray:
+    def capture(self) -> npt.NDArray[np.uint8]:
         with self._lock:
-            if self._cap is None:
+            cap = self._cap
+            if cap is None:
                 raise CameraError(f"camera {self.source!r} is closed")
             for _ in range(self.flush):
-                self._cap.grab()
+                cap.grab()
             result: list[Any] = []
-            reader = threading.Thread(target=lambda: result.append(self._cap.read()), daemon=True)
+            reader = threading.Thread(target=lambda: result.append(cap.read()), daemon=True)
             reader.start()
             reader.join(self.timeout_s)
             if reader.is_alive():
@@ -149,8 +151,9 @@ class OpenCVCamera(Camera):
             return as_bgr(frame, f"camera {self.source!r}")
 
     def close(self) -> None:
-        if getattr(self, "_cap", None) is not None:
-            self._cap.release()
+        cap = getattr(self, "_cap", None)
+        if cap is not None:
+            cap.release()
             self._cap = None
 
     def describe(self) -> str:
@@ -169,7 +172,7 @@ class ReplayCamera(Camera):
         self._video: Any = None
         self._files: list[Path] = []
         self._index = 0
-        self._last: np.ndarray | None = None
+        self._last: npt.NDArray[np.uint8] | None = None
         if self.path.is_dir():
             self._files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
             if not self._files:
@@ -181,7 +184,8 @@ class ReplayCamera(Camera):
         else:
             raise CameraError(f"replay source {self.path} does not exist")
 
-    def _next_frame(self) -> np.ndarray | None:
+    def _next_frame(self) -> npt.NDArray[Any] | None:
+        """The next recorded frame as decoded, unchecked (``as_bgr`` checks it), or ``None`` at the end."""
         if self._video is not None:
             ok, frame = self._video.read()
             return frame if ok else None
@@ -195,7 +199,7 @@ class ReplayCamera(Camera):
             raise CameraError(f"replay image {path} cannot be decoded")
         return frame
 
-    def capture(self) -> np.ndarray:
+    def capture(self) -> npt.NDArray[np.uint8]:
         frame = self._next_frame()
         if frame is None:
             if self._last is None:

@@ -20,6 +20,7 @@ the width set; the tests pin them with ``FakePulseOutput``.
 
 from __future__ import annotations
 
+import importlib
 import threading
 import time
 from collections.abc import Callable
@@ -54,7 +55,7 @@ class SysfsPwmOutput:
     def __init__(self, channel: int, chip: int = 0, frame_us: float = 20_000.0, module: Any = None) -> None:
         if module is None:
             try:
-                import rpi_hardware_pwm as module  # optional, Pi-only: pip install '.[pi]'
+                module = importlib.import_module("rpi_hardware_pwm")  # optional, Pi-only: pip install '.[pi]'
             except ImportError as exc:
                 raise ReleaseError(
                     "hardware PWM needs the rpi-hardware-pwm package (pip install '.[pi]') and "
@@ -101,7 +102,7 @@ class LgpioServoOutput:
     def __init__(self, pin: int, gpiochip: int = 0, frame_us: float = 20_000.0, module: Any = None) -> None:
         if module is None:
             try:
-                import lgpio as module
+                module = importlib.import_module("lgpio")
             except ImportError as exc:
                 raise ReleaseError("lgpio servo pulses need lgpio: sudo apt install python3-lgpio") from exc
         self._lg = module

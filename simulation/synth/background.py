@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from vision import geometry as geo
 
@@ -26,7 +27,7 @@ def aruco_dictionary() -> cv2.aruco.Dictionary:
 
 
 @lru_cache(maxsize=1)
-def plate_texture() -> np.ndarray:
+def plate_texture() -> npt.NDArray[np.uint8]:
     """The plate seen from straight above at ``PLATE_PX_PER_MM``: grey, quiet zones, markers."""
     s = PLATE_PX_PER_MM
     tex = np.empty((int(geo.PLATE_H_MM * s), int(geo.PLATE_W_MM * s), 3), np.uint8)
@@ -51,7 +52,7 @@ def plate_texture() -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
-def table_texture() -> np.ndarray:
+def table_texture() -> npt.NDArray[np.uint8]:
     """Wood grain around the plate (1 px/mm over the plate +- ``TABLE_MARGIN_MM``)."""
     w = int(geo.PLATE_W_MM + 2 * TABLE_MARGIN_MM)
     h = int(geo.PLATE_H_MM + 2 * TABLE_MARGIN_MM)
@@ -73,10 +74,10 @@ class Overlay:
     y1: int
     x0: int
     x1: int
-    alpha: np.ndarray  # (h, w, 1) float32
-    colour: np.ndarray  # (h, w, 3) float32, premultiplied by alpha
+    alpha: npt.NDArray[np.float32]  # (h, w, 1) float32
+    colour: npt.NDArray[np.float32]  # (h, w, 3) float32, premultiplied by alpha
 
-    def apply(self, img: np.ndarray) -> None:
+    def apply(self, img: npt.NDArray[np.uint8]) -> None:
         roi = img[self.y0:self.y1, self.x0:self.x1]
         out = roi.astype(np.float32) * (1.0 - self.alpha) + self.colour
         roi[:] = np.clip(out, 0, 255).astype(np.uint8)
@@ -84,17 +85,17 @@ class Overlay:
 
 @dataclass(frozen=True)
 class Background:
-    image: np.ndarray  # uint8 BGR, neutral light, no post-processing
+    image: npt.NDArray[np.uint8]  # uint8 BGR, neutral light, no post-processing
     walls: tuple[Overlay, ...]
-    floor_mask: np.ndarray  # bool, the tray floor in the image
+    floor_mask: npt.NDArray[np.bool_]  # bool, the tray floor in the image
 
 
-def _tray_floor_corners() -> np.ndarray:
+def _tray_floor_corners() -> npt.NDArray[np.float64]:
     x0, y0, x1, y1 = geo.TRAY_INNER_MM
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
 
 
-def _ring_reflection(proj: Projector, shape: tuple[int, int], strength: float) -> np.ndarray:
+def _ring_reflection(proj: Projector, shape: tuple[int, int], strength: float) -> npt.NDArray[np.float32]:
     """Levels added to the tray floor by the ring light's reflection: a bright annulus around the
     point under the camera, with the camera's own dark hole in the middle (as in the renders)."""
     h, w = shape
@@ -109,7 +110,9 @@ def _ring_reflection(proj: Projector, shape: tuple[int, int], strength: float) -
     r = np.hypot(mx - proj.centre_up[0], my - proj.centre_up[1])
     ring = np.exp(-0.5 * ((r - 45.0) / 16.0) ** 2)
     ring = ring.reshape(xs.shape).astype(np.float32)
-    return cv2.resize(ring, (w, h), interpolation=cv2.INTER_LINEAR) * (pal.RING_REFLECTION_GAIN * strength)
+    levels: npt.NDArray[np.float32] = cv2.resize(ring, (w, h), interpolation=cv2.INTER_LINEAR) * (
+        pal.RING_REFLECTION_GAIN * strength)
+    return levels
 
 
 def _wall_overlays(proj: Projector, shape: tuple[int, int]) -> tuple[Overlay, ...]:
@@ -142,7 +145,9 @@ def _wall_overlays(proj: Projector, shape: tuple[int, int]) -> tuple[Overlay, ..
         alpha = np.zeros((ry1 - ry0, rx1 - rx0), np.float32)
         col = np.zeros((ry1 - ry0, rx1 - rx0, 3), np.float32)
 
-        def poly(points: np.ndarray, a: float, bgr: tuple[int, int, int], alpha=alpha, col=col, off=off) -> None:
+        def poly(points: npt.NDArray[np.float64], a: float, bgr: tuple[int, int, int],
+                 alpha: npt.NDArray[np.float32] = alpha, col: npt.NDArray[np.float32] = col,
+                 off: npt.NDArray[np.float64] = off) -> None:
             p = np.round((points - off) * 16).astype(np.int32)
             cv2.fillConvexPoly(alpha, p, a, lineType=cv2.LINE_AA, shift=4)
             cv2.fillConvexPoly(col, p, tuple(float(c) * a for c in bgr), lineType=cv2.LINE_AA, shift=4)
@@ -185,8 +190,8 @@ def background(pose: CameraPose, ring_reflection: float) -> Background:
     floor = np.zeros(img.shape[:2], np.uint8)
     cv2.fillConvexPoly(floor, np.round(floor_uv * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
     fa = (floor.astype(np.float32) / 255.0)
-    refl = _ring_reflection(proj, img.shape[:2], ring_reflection)
+    refl = _ring_reflection(proj, (img.shape[0], img.shape[1]), ring_reflection)
     floor_img = np.array(pal.TRAY_FLOOR_BGR, np.float32)[None, None, :] + refl[..., None]
-    img = np.clip(img * (1 - fa[..., None]) + floor_img * fa[..., None], 0, 255).astype(np.uint8)
-    img.setflags(write=False)
-    return Background(img, _wall_overlays(proj, img.shape[:2]), floor > 127)
+    image = np.clip(img * (1 - fa[..., None]) + floor_img * fa[..., None], 0, 255).astype(np.uint8)
+    image.setflags(write=False)
+    return Background(image, _wall_overlays(proj, (image.shape[0], image.shape[1])), floor > 127)

@@ -6,6 +6,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
 from vision import geometry as geo
 
@@ -25,7 +26,7 @@ class Projector:
         t = math.radians(pose.tilt_deg)
         d = math.radians(pose.tilt_dir_deg)
         offset = pose.height_mm * math.tan(t)
-        self.centre_up = np.array([aim[0] + offset * math.cos(d), aim[1] + offset * math.sin(d), pose.height_mm])
+        self.centre_up: npt.NDArray[np.float64] = np.array([aim[0] + offset * math.cos(d), aim[1] + offset * math.sin(d), pose.height_mm])
         c = np.array([self.centre_up[0], self.centre_up[1], -pose.height_mm])  # in the (x, y, -z) frame
         forward = np.array([aim[0], aim[1], 0.0]) - c
         forward /= np.linalg.norm(forward)
@@ -34,25 +35,27 @@ class Projector:
         down = np.cross(forward, right)
         r = math.radians(pose.roll_deg)
         right, down = math.cos(r) * right + math.sin(r) * down, -math.sin(r) * right + math.cos(r) * down
-        self.rot = np.stack([right, down, forward])  # rows: camera axes in the world frame (world -> camera)
-        self.t = -self.rot @ c
+        self.rot: npt.NDArray[np.float64] = np.stack([right, down, forward])  # rows: camera axes in the world frame (world -> camera)
+        self.t: npt.NDArray[np.float64] = -self.rot @ c
         f = pose.focal_px
-        self.K = np.array([[f, 0.0, pose.width / 2], [0.0, f, pose.height / 2], [0.0, 0.0, 1.0]])
+        self.K: npt.NDArray[np.float64] = np.array([[f, 0.0, pose.width / 2], [0.0, f, pose.height / 2], [0.0, 0.0, 1.0]])
         # plate plane (z = 0) -> image homography
         self.H_plate = self.plane_homography(0.0)
 
-    def plane_homography(self, z_mm: float) -> np.ndarray:
+    def plane_homography(self, z_mm: float) -> npt.NDArray[np.float64]:
         """Homography taking (x, y, 1) on the horizontal plane at height ``z_mm`` to image pixels."""
         m = np.column_stack([self.rot[:, 0], self.rot[:, 1], self.rot[:, 2] * (-z_mm) + self.t])
         h = self.K @ m
-        return h / h[2, 2]
+        homography: npt.NDArray[np.float64] = h / h[2, 2]
+        return homography
 
-    def to_camera(self, pts: np.ndarray) -> np.ndarray:
+    def to_camera(self, pts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """(N, 3) plate points (z up) to (N, 3) camera coordinates (z = depth along the axis)."""
         p = np.asarray(pts, dtype=np.float64).reshape(-1, 3) * np.array([1.0, 1.0, -1.0])
-        return p @ self.rot.T + self.t
+        cam: npt.NDArray[np.float64] = p @ self.rot.T + self.t
+        return cam
 
-    def project(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def project(self, pts: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """(N, 3) plate points to ((N, 2) pixels, (N,) depths in mm)."""
         cam = self.to_camera(pts)
         z = cam[:, 2]
@@ -60,15 +63,16 @@ class Projector:
         uv = np.column_stack([f * cam[:, 0] / z + self.K[0, 2], f * cam[:, 1] / z + self.K[1, 2]])
         return uv, z
 
-    def view_dir(self, pts: np.ndarray) -> np.ndarray:
+    def view_dir(self, pts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Unit vectors (plate frame, z up) from points towards the camera."""
         v = self.centre_up[None, :] - np.asarray(pts, dtype=np.float64).reshape(-1, 3)
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
+        unit: npt.NDArray[np.float64] = v / np.linalg.norm(v, axis=1, keepdims=True)
+        return unit
 
     def px_per_mm(self, z_mm: float = 0.0) -> float:
         """Approximate scale at the aim point on the plane at ``z_mm``."""
         cam_dist = (self.pose.height_mm - z_mm) / math.cos(math.radians(self.pose.tilt_deg))
-        return self.K[0, 0] / cam_dist
+        return float(self.K[0, 0]) / cam_dist
 
 
 @lru_cache(maxsize=64)

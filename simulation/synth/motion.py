@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from vision import geometry as geo
 
@@ -27,7 +29,7 @@ from .scene import Piece, Scene
 class _Path:
     start: Piece
     end: Piece
-    bounce: np.ndarray  # (2,) lateral wobble amplitude, mm
+    bounce: npt.NDArray[np.float64]  # (2,) lateral wobble amplitude, mm
     spin: float  # extra yaw turned while moving, degrees
     phase: float
 
@@ -101,7 +103,7 @@ def motion_scenes(before: Scene, after: Scene, n_frames: int, rng: np.random.Gen
 
 
 def render_motion(before: Scene, after: Scene, n_frames: int, rng: np.random.Generator, *,
-                  still_frames: int = 0, blur_steps: int = 3) -> list[np.ndarray]:
+                  still_frames: int = 0, blur_steps: int = 3) -> list[npt.NDArray[np.uint8]]:
     """Frames of the drop: ``n_frames`` of motion (blurred over ``blur_steps`` sub-steps each)
     ending at rest, then ``still_frames`` frames of the settled tray."""
     out = []
@@ -111,7 +113,7 @@ def render_motion(before: Scene, after: Scene, n_frames: int, rng: np.random.Gen
             img, _ = draw_scene(sc)
             acc = img.astype(np.float32) if acc is None else acc + img
         assert acc is not None
-        img_avg = cv2.convertScaleAbs(acc, alpha=1.0 / len(subs))
+        img_avg = cast(npt.NDArray[np.uint8], cv2.convertScaleAbs(acc, alpha=1.0 / len(subs)))
         out.append(expose(img_avg, after, rng))
     for _ in range(still_frames):
         img, _ = draw_scene(after)

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from . import palette as pal
 from .camera import Projector
 from .scene import TRAY_FLOOR_MM, Piece
 
-Poly = tuple[np.ndarray, tuple[float, float, float]]
+Poly = tuple[npt.NDArray[np.float64], tuple[float, float, float]]
 
 _CUBE_VERTS = np.array([[x, y, z] for z in (-0.5, 0.5) for y in (-0.5, 0.5) for x in (-0.5, 0.5)])
 # faces as vertex indices (counter-clockwise seen from outside does not matter: we test normals)
@@ -36,25 +37,25 @@ class Drawn:
     depth: float
     polys: tuple[Poly, ...]
     overlay: bool = False  # drawn above the tray walls (a finger)
-    footprint: np.ndarray | None = None  # where it touches the floor (px): a soft contact shadow
+    footprint: npt.NDArray[np.float64] | None = None  # where it touches the floor (px): a soft contact shadow
     edge_mm: float | None = None  # a cube's edge: its faces get bevelled, darker rims
 
 
-def rotation(piece: Piece) -> np.ndarray:
+def rotation(piece: Piece) -> npt.NDArray[np.float64]:
     """Yaw about the vertical, then tilt about a horizontal axis."""
     y = math.radians(piece.yaw_deg)
-    rz = np.array([[math.cos(y), -math.sin(y), 0.0], [math.sin(y), math.cos(y), 0.0], [0.0, 0.0, 1.0]])
+    rz: npt.NDArray[np.float64] = np.array([[math.cos(y), -math.sin(y), 0.0], [math.sin(y), math.cos(y), 0.0], [0.0, 0.0, 1.0]])
     if not piece.tilt_deg:
         return rz
     a = math.radians(piece.tilt_axis_deg)
     u = np.array([math.cos(a), math.sin(a), 0.0])
     t = math.radians(piece.tilt_deg)
-    k = np.array([[0.0, -u[2], u[1]], [u[2], 0.0, -u[0]], [-u[1], u[0], 0.0]])
+    k: npt.NDArray[np.float64] = np.array([[0.0, -u[2], u[1]], [u[2], 0.0, -u[0]], [-u[1], u[0], 0.0]])
     rt = np.eye(3) + math.sin(t) * k + (1 - math.cos(t)) * (k @ k)
     return rt @ rz
 
 
-def _shade(bgr: tuple[int, int, int] | np.ndarray, k: float) -> tuple[float, float, float]:
+def _shade(bgr: tuple[int, int, int] | npt.NDArray[np.float64], k: float) -> tuple[float, float, float]:
     c = np.clip(np.asarray(bgr, np.float64) * k, 0, 255)
     return (float(c[0]), float(c[1]), float(c[2]))
 
@@ -65,7 +66,7 @@ def _shade(bgr: tuple[int, int, int] | np.ndarray, k: float) -> tuple[float, flo
 AMBIENT = 0.5
 
 
-def cube_geometry(piece: Piece) -> tuple[np.ndarray, np.ndarray]:
+def cube_geometry(piece: Piece) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """World vertices (8, 3) and the rotation, resting on its lowest corner."""
     rot = rotation(piece)
     verts = (_CUBE_VERTS * piece.size) @ rot.T
@@ -99,14 +100,14 @@ def _cube(piece: Piece, proj: Projector) -> Drawn:
     return Drawn(float(depth.mean()), polys, footprint=foot, edge_mm=piece.size)
 
 
-def _circle(cx: np.ndarray, r: float, axis_rot: np.ndarray, n: int = 24) -> np.ndarray:
+def _circle(cx: npt.NDArray[np.float64], r: float, axis_rot: npt.NDArray[np.float64], n: int = 24) -> npt.NDArray[np.float64]:
     """Points of a horizontal (in the piece's frame) circle around ``cx``."""
     a = np.linspace(0, 2 * math.pi, n, endpoint=False)
     local = np.column_stack([r * np.cos(a), r * np.sin(a), np.zeros(n)])
     return cx + local @ axis_rot.T
 
 
-def _hull(uv: np.ndarray) -> np.ndarray:
+def _hull(uv: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return cv2.convexHull(uv.astype(np.float32)).reshape(-1, 2).astype(np.float64)
 
 
@@ -122,7 +123,7 @@ def _courtier(piece: Piece, proj: Projector) -> Drawn:
     view = proj.view_dir(origin + axis * 7 * k)[0]
     facing = max(0.0, float(axis @ view))
 
-    def ring(z: float, r: float) -> np.ndarray:
+    def ring(z: float, r: float) -> npt.NDArray[np.float64]:
         return proj.project(_circle(origin + axis * z * k, r * k, rot))[0]
 
     polys: list[Poly] = []
@@ -172,7 +173,7 @@ def _finger(piece: Piece, proj: Projector) -> Drawn:
     root = tip - d * FINGER_LENGTH_MM + np.array([0.0, 0.0, 25.0])
     skin = np.asarray(pal.SKIN_BGR[piece.colour or "medium"], np.float64) * piece.shade
 
-    def capsule(radius: float, lift: float) -> np.ndarray:
+    def capsule(radius: float, lift: float) -> npt.NDArray[np.float64]:
         pts = []
         for c in (tip, root):
             uv, dep = proj.project((c + np.array([0.0, 0.0, lift]))[None, :])

@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from vision import geometry as geo
 
@@ -22,14 +23,14 @@ from .scene import CameraPose, Lighting, Piece, PostFX, Scene, Shadow, default_f
 _HALF = geo.CUBE_EDGE_MM / 2
 
 
-def _extent(yaw_deg: np.ndarray | float, half: float = _HALF) -> np.ndarray | float:
+def _extent(yaw_deg: float, half: float = _HALF) -> float:
     """Half-width of a square's axis-aligned bounding box."""
     r = np.radians(yaw_deg)
-    return half * (np.abs(np.cos(r)) + np.abs(np.sin(r)))
+    return float(half * (np.abs(np.cos(r)) + np.abs(np.sin(r))))
 
 
-def squares_overlap(x: float, y: float, yaw: float, xs: np.ndarray, ys: np.ndarray, yaws: np.ndarray,
-                    half: float = _HALF, gap: float = 0.0) -> np.ndarray:
+def squares_overlap(x: float, y: float, yaw: float, xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64], yaws: npt.NDArray[np.float64],
+                    half: float = _HALF, gap: float = 0.0) -> npt.NDArray[np.bool_]:
     """Which of the placed squares (xs, ys, yaws) the square (x, y, yaw) overlaps, by the
     separating-axis test on the four edge directions (``gap``: extra clearance in mm)."""
     if len(xs) == 0:
@@ -45,8 +46,8 @@ def squares_overlap(x: float, y: float, yaw: float, xs: np.ndarray, ys: np.ndarr
         reach = half + half * (np.abs(np.cos(b - axis)) + np.abs(np.sin(b - axis)))
         overlap &= dist < reach + gap
     for k in (0.0, math.pi / 2):
-        ux, uy = np.cos(b + k), np.sin(b + k)
-        dist = np.abs(dx * ux + dy * uy)
+        vx, vy = np.cos(b + k), np.sin(b + k)
+        dist = np.abs(dx * vx + dy * vy)
         reach = half + half * (np.abs(np.cos(a - b - k)) + np.abs(np.sin(a - b - k)))
         overlap &= dist < reach + gap
     return overlap
@@ -155,7 +156,7 @@ def scatter_cubes(
     return [p for p in out if p.z_mm == 0] + [p for p in out if p.z_mm > 0]
 
 
-def _slide_free(x: float, y: float, yaw: float, centre: np.ndarray | None, fx: list[float], fy: list[float],
+def _slide_free(x: float, y: float, yaw: float, centre: npt.NDArray[np.float64] | None, fx: list[float], fy: list[float],
                 fyaw: list[float], rng: np.random.Generator) -> tuple[float, float] | None:
     """Slide a square from (x, y) away from ``centre`` (or in a random direction) until it no
     longer overlaps, then back towards where it came from so that it touches what it hit."""
