@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-import numpy as np
+from numpy.typing import NDArray
 
 from calibration.learn import CalibrationError, LearnReport, learn_profile
 from vision.errors import UnreadableImage
@@ -23,7 +24,7 @@ def parse_pairs(items: list[str], what: str) -> dict[str, list[str]]:
     return out
 
 
-def _read(path: str) -> np.ndarray:
+def _read(path: str) -> NDArray[Any]:
     try:
         return read_image(path)
     except UnreadableImage as exc:
@@ -50,7 +51,7 @@ def format_report(report: LearnReport) -> list[str]:
     return lines
 
 
-def check_image(profile: ColourProfile, image: str, out: Path) -> dict:
+def check_image(profile: ColourProfile, image: str, out: Path) -> dict[str, Any]:
     """Count one shot with the profile and write the annotated picture; returns the JSON line."""
     import cv2
 

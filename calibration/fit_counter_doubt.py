@@ -24,9 +24,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
+from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from calibration.fit_counter_patches import out_of_fold, train
 from calibration.tray_dev import calibration_profile
@@ -77,7 +79,7 @@ def tuning_scenes(shared: Path, extra: list[Path] | None = None) -> list[tuple[P
     return out
 
 
-def _view_px(piece: dict, camera: dict) -> tuple[float, float]:
+def _view_px(piece: dict[str, Any], camera: dict[str, Any]) -> tuple[float, float]:
     """Where a piece's top centre lies in the tray view. The renders put the plate's centre at the
     origin with y up; plate coordinates here start at its top-left corner with y down. The view is
     the plane one cube edge above the plate, seen from the rendered camera."""
@@ -97,17 +99,17 @@ class Scene:
     off-by against the ground truth, the counts before the decision model, and the truth."""
 
     name: str
-    meta: dict
+    meta: dict[str, Any]
     cubes: dict[str, int]
     patches: list[tuple[Core, Count]]
     deltas: list[int]
     complete: bool
-    rows: np.ndarray  # vision.counter.patch_model.features of the patches
+    rows: NDArray[Any]  # vision.counter.patch_model.features of the patches
     leftover: dict[str, tuple[float, float]]  # vision.counter.leftover, per colour
     missed: dict[str, int]  # visible cubes of each colour no patch holds
 
 
-def match(patches: list[tuple[Core, Count]], meta: dict) -> tuple[list[int], dict[str, int]]:
+def match(patches: list[tuple[Core, Count]], meta: dict[str, Any]) -> tuple[list[int], dict[str, int]]:
     """Each patch's off-by (the truth minus its count, 0 when its count lies between the pieces in
     it at least a quarter visible and all the pieces in it), and the visible cubes no patch holds."""
     assigned: dict[int, list[float]] = defaultdict(list)
@@ -162,7 +164,7 @@ def collect(shared: Path, extra: list[Path] | None = None) -> tuple[list[Scene],
 
 def fit_tables(scenes: list[Scene], missed: int) -> DoubtModel:
     """The kind tables: each kind's off-by tallied, smoothed by a prior like the faces'."""
-    counts: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(len(DELTAS)))
+    counts: dict[str, NDArray[Any]] = defaultdict(lambda: np.zeros(len(DELTAS)))
     for scene in scenes:
         for (_, count), delta in zip(scene.patches, scene.deltas, strict=True):
             counts[model_key(count)][int(np.clip(delta, -2, 2)) + 2] += 1
@@ -185,11 +187,11 @@ def fit_tables(scenes: list[Scene], missed: int) -> DoubtModel:
                              "missed": missed, "counted_cubes": counted, "scenes": len(scenes)})
 
 
-def right(meta: dict, cubes: dict[str, int]) -> bool:
+def right(meta: dict[str, Any], cubes: dict[str, int]) -> bool:
     return all(meta["visible_cubes"].get(c, 0) <= cubes.get(c, 0) <= meta["cubes"].get(c, 0) for c in ALL_COLOURS)
 
 
-def assess_all(model: DoubtModel, scenes: list[Scene], forest_p: list[np.ndarray | None]) -> list[tuple[bool, float]]:
+def assess_all(model: DoubtModel, scenes: list[Scene], forest_p: list[NDArray[Any] | None]) -> list[tuple[bool, float]]:
     """(right, stated probability) of every scene's verdict."""
     out = []
     for scene, votes in zip(scenes, forest_p, strict=True):
@@ -234,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.cache:
             args.cache.write_bytes(pickle.dumps((scenes, missed)))
     model = fit_tables(scenes, missed)
-    votes: list[np.ndarray | None] = [None] * len(scenes)
+    votes: list[NDArray[Any] | None] = [None] * len(scenes)
     forest_file = None
     if args.forest:
         rows = np.concatenate([s.rows for s in scenes])
@@ -259,7 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.out}: trust_p {model.trust_p}; on the tuning scenes ({len(results)}) "
           f"{len(right_p)} right, {model.notes['tuning_trusted']} of them trusted, none of {len(wrong_p)} wrong ones"
           + (" (forest votes out of fold)" if args.forest else ""))
-    for k, v in sorted(model.notes["patches"].items()):  # type: ignore[union-attr]
+    patches = model.notes["patches"]
+    assert isinstance(patches, dict)
+    for k, v in sorted(patches.items()):
         print(f"  {k:<15} deltas -2..+2 {v}")
     print(f"  missed {model.notes['missed']} of {model.notes['counted_cubes']} counted cubes")
     return 0

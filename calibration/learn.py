@@ -14,9 +14,11 @@ learned is reflectance relative to the plate: it holds under another light.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision import geometry as g
 from vision.colour import bgr_to_lab
@@ -53,7 +55,7 @@ class LearnReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def _tray_lab(frame: np.ndarray, locator: MarkerLocator, what: str) -> np.ndarray:
+def _tray_lab(frame: NDArray[Any], locator: MarkerLocator, what: str) -> NDArray[Any]:
     try:
         pose = locator.locate(frame)
     except NoMarkers as exc:
@@ -63,14 +65,14 @@ def _tray_lab(frame: np.ndarray, locator: MarkerLocator, what: str) -> np.ndarra
     return bgr_to_lab(tray, level)
 
 
-def _interior_mask(shape: tuple[int, int]) -> np.ndarray:
+def _interior_mask(shape: tuple[int, int]) -> NDArray[Any]:
     mask = np.zeros(shape, np.uint8)
     m = int(round(WALL_MARGIN_MM * TRAY_VIEW.ppm))
     mask[m:-m, m:-m] = 255
     return mask
 
 
-def _core_pixels(lab: np.ndarray, background: ColourModel, dark_limit: float, what: str) -> np.ndarray:
+def _core_pixels(lab: NDArray[Any], background: ColourModel, dark_limit: float, what: str) -> NDArray[Any]:
     h, w = lab.shape[:2]
     # Not floor: clearly coloured (far from the floor in a and b), or darker than the floor ever is
     # (black). The floor's lightness varies with the ring light's reflection, so it is one-sided.
@@ -89,7 +91,7 @@ def _core_pixels(lab: np.ndarray, background: ColourModel, dark_limit: float, wh
     return px
 
 
-def _fit_core(px: np.ndarray) -> ColourModel:
+def _fit_core(px: NDArray[Any]) -> ColourModel:
     """Fit, then refit on the pixels within the first fit's core: drops side faces and bevels."""
     model = ColourModel.fit(px)
     # Top faces are the brightest part of a piece under the ring light: start from the upper half
@@ -105,9 +107,9 @@ def _fit_core(px: np.ndarray) -> ColourModel:
 
 
 def learn_profile(
-    empty: np.ndarray,
-    samples: dict[str, list[np.ndarray]],
-    courtiers: dict[str, list[np.ndarray]] | None = None,
+    empty: NDArray[Any],
+    samples: dict[str, list[NDArray[Any]]],
+    courtiers: dict[str, list[NDArray[Any]]] | None = None,
 ) -> tuple[ColourProfile, LearnReport]:
     """Learn a profile from BGR calibration frames; see the module docstring.
 
@@ -128,11 +130,11 @@ def learn_profile(
 
     locator = MarkerLocator()
     empty_lab = _tray_lab(empty, locator, "empty tray shot")
-    floor = empty_lab[_interior_mask(empty_lab.shape[:2]) > 0]
+    floor = empty_lab[_interior_mask((empty_lab.shape[0], empty_lab.shape[1])) > 0]
     background = ColourModel.fit(floor)
     dark_limit = float(np.percentile(floor[:, 0], 0.5)) * DARK_FRACTION
 
-    def learn(group: dict[str, list[np.ndarray]], kind: str) -> dict[str, tuple[ColourModel, int]]:
+    def learn(group: dict[str, list[NDArray[Any]]], kind: str) -> dict[str, tuple[ColourModel, int]]:
         out = {}
         for colour, frames in group.items():
             px = np.concatenate(

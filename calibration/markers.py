@@ -16,9 +16,11 @@ and a line stating the DPI, so the user can check the print with a ruler before 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 from PIL import Image, ImageDraw, ImageFont
 
 from vision import geometry as geo
@@ -32,7 +34,7 @@ _GREY = 150
 _LIGHT = 205
 
 
-def _marker_bits(marker_id: int) -> np.ndarray:
+def _marker_bits(marker_id: int) -> NDArray[Any]:
     """The marker's 6 x 6 cells (border included), 1 = white, in the project's dictionary."""
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, geo.MARKER_DICT))
     img = cv2.aruco.generateImageMarker(dictionary, marker_id, 6)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.reading import TrayReading
 
@@ -19,7 +22,7 @@ _INK = {
 }
 
 
-def annotate(frame_bgr: np.ndarray, reading: TrayReading) -> np.ndarray:
+def annotate(frame_bgr: NDArray[Any], reading: TrayReading) -> NDArray[Any]:
     """A copy of the frame with every detection outlined and labelled, and the verdict on top.
 
     Cubes get their colour's outline and the count they stand for when it is more than one;
@@ -101,7 +104,7 @@ def caption_lines(text: str, width_px: int, font_scale: float, thickness: int) -
 _DOUBT_INK = (0, 200, 255)  # amber (BGR): stands out on every cube colour and on the grey tray
 
 
-def _circle_doubt(out: np.ndarray, outline: np.ndarray, scale: float) -> None:
+def _circle_doubt(out: NDArray[Any], outline: NDArray[Any], scale: float) -> None:
     """A clear circle around a doubted patch: a dark rim, an amber ring, and a "?" beside it."""
     pts = np.asarray(outline, dtype=np.float32).reshape(-1, 2)
     (cx, cy), r = cv2.minEnclosingCircle(pts)

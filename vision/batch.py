@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from vision.annotate import annotate
 from vision.counter import TrayCounter
@@ -28,7 +29,7 @@ class FileResult:
     annotated: Path | None = None
     write_error: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return self.reading.to_json(self.path)
 
 

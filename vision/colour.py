@@ -15,8 +15,11 @@ channel on a square-root scale (fine steps in the dark, where black lives) and e
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.geometry import ALL_COLOURS
 from vision.profile import ColourModel, ColourProfile
@@ -61,7 +64,7 @@ def _widened(model: ColourModel, gains_at: object, sigma: float) -> ColourModel:
     down = reflectance_to_lab((refl * gains_at(-eps)).reshape(1, 1, 3)).reshape(3).astype(np.float64)  # type: ignore[operator]
     v = (up - down) / (2 * eps)
     cov = model.cov_array + (sigma * sigma) * np.outer(v, v)
-    return ColourModel(model.mean, tuple(tuple(float(x) for x in row) for row in cov), model.pixels)
+    return ColourModel(model.mean, tuple((float(row[0]), float(row[1]), float(row[2])) for row in cov), model.pixels)
 
 
 def tint_tolerant(model: ColourModel, sigma: float = TINT_SIGMA) -> ColourModel:
@@ -69,7 +72,7 @@ def tint_tolerant(model: ColourModel, sigma: float = TINT_SIGMA) -> ColourModel:
     return _widened(model, lambda t: np.array([np.exp(t), 1.0, np.exp(-t)]), sigma)
 
 
-def lab_to_reflectance(lab: np.ndarray) -> np.ndarray:
+def lab_to_reflectance(lab: NDArray[Any]) -> NDArray[Any]:
     bgr = cv2.cvtColor(np.asarray(lab, dtype=np.float32).reshape(-1, 1, 3), cv2.COLOR_Lab2BGR)
     return bgr.reshape(-1, 3) * REFLECTANCE_SCALE
 
@@ -79,19 +82,19 @@ def brightness_tolerant(model: ColourModel, sigma: float = BRIGHTNESS_SIGMA) -> 
     return _widened(model, lambda t: np.full(3, np.exp(t)), sigma)
 
 
-def reflectance_to_lab(refl: np.ndarray) -> np.ndarray:
+def reflectance_to_lab(refl: NDArray[Any]) -> NDArray[Any]:
     """Plate-relative reflectance (..., 3 in BGR order) to Lab (float32)."""
     x = np.clip(np.asarray(refl, dtype=np.float32) / REFLECTANCE_SCALE, 0.0, 1.0)
     return cv2.cvtColor(x.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(refl.shape)
 
 
-def bgr_to_lab(bgr: np.ndarray, plate_level: np.ndarray) -> np.ndarray:
+def bgr_to_lab(bgr: NDArray[Any], plate_level: NDArray[Any]) -> NDArray[Any]:
     """BGR uint8 pixels to Lab of plate-relative reflectance."""
     refl = bgr.astype(np.float32) / np.asarray(plate_level, dtype=np.float32).reshape(1, 3)
     return reflectance_to_lab(refl.reshape(bgr.shape))
 
 
-def _level_centres() -> np.ndarray:
+def _level_centres() -> NDArray[Any]:
     """Reflectance at the centre of each quantisation level (square-root scale)."""
     q = (np.arange(LUT_LEVELS, dtype=np.float64) + 0.5) / LUT_LEVELS
     return (q * q) * REFLECTANCE_SCALE
@@ -107,14 +110,14 @@ class PixelClassifier:
         refl = np.stack([b, g, r], axis=-1).reshape(-1, 3)
         lab = reflectance_to_lab(refl.reshape(-1, 1, 3)).reshape(-1, 3).astype(np.float64)
         self.table = self._classify_lab(lab).astype(np.uint8)
-        self._last_level: np.ndarray | None = None
-        self._luts: list[np.ndarray] = []
+        self._last_level: NDArray[Any] | None = None
+        self._luts: list[NDArray[Any]] = []
 
     def tolerant_model(self, colour: str) -> ColourModel:
         """A colour's model as the classifier uses it (widened for brightness and tint)."""
         return tint_tolerant(brightness_tolerant(self.profile.colours[colour]))
 
-    def _classify_lab(self, lab: np.ndarray) -> np.ndarray:
+    def _classify_lab(self, lab: NDArray[Any]) -> NDArray[Any]:
         # Courtier pawns are told from cubes by shape, not colour: their pixels join the cube colours.
         models: list[tuple[int, ColourModel, float]] = [
             (BACKGROUND, tint_tolerant(brightness_tolerant(self.profile.background, SHADOW_SIGMA), FLOOR_TINT_SIGMA), GATE_BACKGROUND)
@@ -129,11 +132,11 @@ class PixelClassifier:
             gated[k] = d2 <= gate
         scores[~gated] = np.inf
         best = np.argmin(scores, axis=0)
-        codes = np.array([code for code, _, _ in models], dtype=np.int32)[best]
+        codes: NDArray[np.int32] = np.array([code for code, _, _ in models], dtype=np.int32)[best]
         codes[~np.isfinite(scores.min(axis=0))] = UNKNOWN
         return codes
 
-    def _channel_luts(self, plate_level: np.ndarray) -> list[np.ndarray]:
+    def _channel_luts(self, plate_level: NDArray[Any]) -> list[NDArray[Any]]:
         if self._last_level is not None and np.array_equal(self._last_level, plate_level):
             return self._luts
         v = np.arange(256, dtype=np.float64)
@@ -146,11 +149,11 @@ class PixelClassifier:
         self._luts = luts
         return luts
 
-    def classify(self, bgr: np.ndarray, plate_level: np.ndarray) -> np.ndarray:
+    def classify(self, bgr: NDArray[Any], plate_level: NDArray[Any]) -> NDArray[Any]:
         """Class code per pixel (uint8, same height and width as ``bgr``)."""
         lb, lg, lr = self._channel_luts(np.asarray(plate_level, dtype=np.float64))
         b, g, r = cv2.split(bgr)
         idx = cv2.LUT(b, lb).astype(np.int32) * (LUT_LEVELS * LUT_LEVELS)
         idx += cv2.LUT(g, lg).astype(np.int32) * LUT_LEVELS
-        idx += cv2.LUT(r, lr)
+        idx += cv2.LUT(r, lr).astype(np.int32)
         return self.table[idx]

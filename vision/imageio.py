@@ -39,9 +39,11 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 from PIL import Image, UnidentifiedImageError
 
 from vision.errors import UnreadableImage
@@ -121,7 +123,7 @@ _JPEG_DAMAGE = ("Corrupt JPEG data", "Premature end of JPEG file")
 _STDERR_LOCK = threading.Lock()  # fd 2 is process-wide: one captured decode at a time
 
 
-def _decode_capturing_warnings(buf: np.ndarray) -> tuple[np.ndarray | None, str]:
+def _decode_capturing_warnings(buf: NDArray[Any]) -> tuple[NDArray[Any] | None, str]:
     """``cv2.imdecode`` with what the decoder printed on file descriptor 2 captured and returned."""
     with _STDERR_LOCK, tempfile.TemporaryFile() as sink:
         sys.stderr.flush()
@@ -138,7 +140,7 @@ def _decode_capturing_warnings(buf: np.ndarray) -> tuple[np.ndarray | None, str]
         return image, sink.read().decode("utf-8", errors="replace")
 
 
-def decode_image(data: bytes, name: str | Path = "<bytes>") -> np.ndarray:
+def decode_image(data: bytes, name: str | Path = "<bytes>") -> NDArray[Any]:
     """Decode encoded image bytes to a BGR uint8 array, refusing corrupt or truncated data."""
     path = Path(name)
     if not data:
@@ -160,7 +162,7 @@ def decode_image(data: bytes, name: str | Path = "<bytes>") -> np.ndarray:
     return image
 
 
-def read_image(path: str | Path) -> np.ndarray:
+def read_image(path: str | Path) -> NDArray[Any]:
     """Read an image file as a BGR uint8 array.
 
     Raises ``UnreadableImage`` (a ``ValueError`` and an ``OSError``) naming the file and the problem
@@ -174,7 +176,7 @@ def read_image(path: str | Path) -> np.ndarray:
     return decode_image(data, path)
 
 
-def colourless(image: np.ndarray) -> bool:
+def colourless(image: NDArray[Any]) -> bool:
     """True for a grayscale picture (in a colour file or not): almost no pixel has any chroma."""
     if image.ndim < 3 or image.shape[2] < 3:
         return True
@@ -186,7 +188,7 @@ def colourless(image: np.ndarray) -> bool:
     return float(np.percentile(chroma, 99)) < COLOURLESS_CHROMA
 
 
-def check_frame(image: np.ndarray, name: str | Path = "<frame>") -> np.ndarray:
+def check_frame(image: NDArray[Any], name: str | Path = "<frame>") -> NDArray[Any]:
     """Refuse a frame the counter cannot read: too small to hold the tray, or without colour.
 
     Raises :class:`UnreadableImage` naming the problem; returns the frame otherwise."""
@@ -204,13 +206,13 @@ def check_frame(image: np.ndarray, name: str | Path = "<frame>") -> np.ndarray:
     return image
 
 
-def read_frame(path: str | Path) -> np.ndarray:
+def read_frame(path: str | Path) -> NDArray[Any]:
     """A frame to count: :func:`read_image` (size checked before decoding, damage refused), then
     :func:`check_frame` (big enough, in colour)."""
     return check_frame(read_image(path), path)
 
 
-def write_image(path: str | Path, image: np.ndarray, params: list[int] | tuple[int, ...] = ()) -> Path:
+def write_image(path: str | Path, image: NDArray[Any], params: list[int] | tuple[int, ...] = ()) -> Path:
     """Write ``image`` to ``path`` (format from the suffix) whole or not at all.
 
     Raises :class:`ImageWriteError` naming the file and the reason: OpenCV could not encode it, the

@@ -10,8 +10,11 @@ Two views are warped from every frame (``vision.rectify``):
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision import geometry as g
 from vision.rectify import View
@@ -30,7 +33,7 @@ PLATE_EDGE_MARGIN_MM = 4.0
 MARKER_CLEAR_MM = g.MARKER_SIZE_MM / 2 + g.MARKER_QUIET_ZONE_MM + 2.0
 
 
-def _plate_mask(view: View, exclude_tray_mm: float) -> np.ndarray:
+def _plate_mask(view: View, exclude_tray_mm: float) -> NDArray[Any]:
     w, h = view.size
     mask = np.zeros((h, w), np.uint8)
     ppm = view.ppm
@@ -61,7 +64,7 @@ _BAND_SAMPLE = PLATE_BAND_MASK > 0
 _BAND_INDEX = np.flatnonzero(_BAND_SAMPLE.ravel())  # the band's pixels in a flattened plate view
 
 
-def plate_level(plate_bgr: np.ndarray) -> np.ndarray:
+def plate_level(plate_bgr: NDArray[Any]) -> NDArray[Any]:
     """The grey plate's level per channel (B, G, R) in this frame: a robust median over the band.
 
     The median tolerates an arm's shadow or a hand over part of the band; the brightest quarter is
@@ -90,6 +93,6 @@ def plate_level(plate_bgr: np.ndarray) -> np.ndarray:
     return np.maximum(level, 1.0)
 
 
-def _kth(cumulative: np.ndarray, k: int) -> int:
+def _kth(cumulative: NDArray[Any], k: int) -> int:
     """The k-th smallest value (0-based) of the samples whose histogram's cumulative sum is given."""
     return int(np.searchsorted(cumulative, k, side="right"))

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.errors import ProfileError
 from vision.geometry import ALL_COLOURS, PLAYER_COLOURS
@@ -49,11 +50,11 @@ class ColourModel:
             raise ProfileError("a colour model's covariance must be positive definite")
 
     @property
-    def mean_array(self) -> np.ndarray:
+    def mean_array(self) -> NDArray[Any]:
         return np.asarray(self.mean, dtype=np.float64)
 
     @property
-    def cov_array(self) -> np.ndarray:
+    def cov_array(self) -> NDArray[Any]:
         return np.asarray(self.cov, dtype=np.float64)
 
     @property
@@ -62,15 +63,16 @@ class ColourModel:
         return float(np.linalg.det(self.cov_array) ** (1.0 / 6.0))
 
     @cached_property
-    def _inverse(self) -> np.ndarray:
+    def _inverse(self) -> NDArray[Any]:
         return np.linalg.inv(self.cov_array)
 
-    def mahalanobis2(self, lab: np.ndarray) -> np.ndarray:
+    def mahalanobis2(self, lab: NDArray[Any]) -> NDArray[Any]:
         d = np.asarray(lab, dtype=np.float64).reshape(-1, 3) - self.mean_array
-        return np.einsum("ij,jk,ik->i", d, self._inverse, d)
+        squared: NDArray[np.float64] = np.einsum("ij,jk,ik->i", d, self._inverse, d)
+        return squared
 
     @classmethod
-    def fit(cls, lab: np.ndarray, floor_var: float = 1.0) -> ColourModel:
+    def fit(cls, lab: NDArray[Any], floor_var: float = 1.0) -> ColourModel:
         """Fit to N x 3 Lab samples; a small variance floor keeps a very uniform colour invertible."""
         pts = np.asarray(lab, dtype=np.float64).reshape(-1, 3)
         if len(pts) < 20:
@@ -78,8 +80,8 @@ class ColourModel:
         mean = pts.mean(axis=0)
         cov = np.cov(pts, rowvar=False) + np.eye(3) * floor_var
         return cls(
-            tuple(float(x) for x in mean),  # type: ignore[arg-type]
-            tuple(tuple(float(x) for x in row) for row in cov),
+            (float(mean[0]), float(mean[1]), float(mean[2])),
+            tuple((float(row[0]), float(row[1]), float(row[2])) for row in cov),
             int(len(pts)),
         )
 

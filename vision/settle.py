@@ -26,9 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ class SettleDetector:
     def reset(self, start_time: float | None = None) -> None:
         """Forget the previous frames; the timeout counts from ``start_time`` (default: the next
         frame's timestamp)."""
-        self._prev: np.ndarray | None = None
+        self._prev: NDArray[Any] | None = None
         self._shape: tuple[int, ...] | None = None
         self._start = start_time
         self._last_t: float | None = None
@@ -95,7 +97,7 @@ class SettleDetector:
     def state(self) -> SettleState:
         return self._state
 
-    def downscale(self, frame: np.ndarray) -> np.ndarray:
+    def downscale(self, frame: NDArray[Any]) -> NDArray[Any]:
         """The small grey float32 image motion is measured on (``width`` px across)."""
         if not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3) or frame.size == 0:
             raise ValueError("a frame must be a non-empty H x W (grey) or H x W x 3 (BGR) array")
@@ -105,14 +107,14 @@ class SettleDetector:
         h = max(1, round(grey.shape[0] * self.width / grey.shape[1]))
         return cv2.resize(grey, (self.width, h), interpolation=cv2.INTER_AREA).astype(np.float32)
 
-    def motion(self, previous: np.ndarray, current: np.ndarray) -> float:
+    def motion(self, previous: NDArray[Any], current: NDArray[Any]) -> float:
         """Share of pixels of two ``downscale``d frames that changed beyond the threshold, after
         matching the previous frame's mean brightness to the current one."""
         gain = float(current.mean()) / max(float(previous.mean()), 1e-3)
         diff = np.abs(current - previous * gain)
         return float(np.count_nonzero(diff > self.pixel_threshold)) / diff.size
 
-    def update(self, frame: np.ndarray, timestamp: float) -> SettleState:
+    def update(self, frame: NDArray[Any], timestamp: float) -> SettleState:
         """Take the next frame; returns the new state."""
         if self._state.done:
             return self._state
@@ -140,13 +142,13 @@ class SettleDetector:
 
 
 def wait_until_settled(
-    frames: Iterable[tuple[np.ndarray, float]], detector: SettleDetector | None = None
-) -> tuple[np.ndarray, SettleState]:
+    frames: Iterable[tuple[NDArray[Any], float]], detector: SettleDetector | None = None
+) -> tuple[NDArray[Any], SettleState]:
     """Consume ``(frame, timestamp)`` pairs until the detector settles or times out; returns the
     last frame and the final state. If the stream ends first, the state says neither settled nor
     timed out. Raises ``ValueError`` for an empty stream."""
     det = detector or SettleDetector()
-    last: np.ndarray | None = None
+    last: NDArray[Any] | None = None
     state = det.state
     for frame, t in frames:
         last = frame

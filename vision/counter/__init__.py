@@ -23,8 +23,10 @@ Every threshold is in :mod:`~vision.counter.tuning`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
-import numpy as np
+from numpy.typing import NDArray
 
 from vision.counter import faces, guards, partial, pawns
 from vision.counter.decide import reading_from_cores
@@ -51,10 +53,10 @@ class TrayCounter:
         self.prepared = Prepared(profile, tuning)
         self.model = model or DoubtModel.load()
 
-    def count(self, frame_bgr: np.ndarray) -> TrayReading:
+    def count(self, frame_bgr: NDArray[Any]) -> TrayReading:
         return self.read(frame_bgr)[0]
 
-    def read(self, frame_bgr: np.ndarray) -> tuple[TrayReading, Frame | None]:
+    def read(self, frame_bgr: NDArray[Any]) -> tuple[TrayReading, Frame | None]:
         """The reading and the frame's state (None when no markers were found)."""
         prep = self.prepared
         image = check_frame(frame_bgr)

@@ -9,9 +9,11 @@ brightness so it works for black cubes as for yellow) splits touching cubes of o
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, bgr_to_lab
 from vision.counter.frame import Core, Frame, Prepared, filled_area, largest_contour
@@ -19,7 +21,7 @@ from vision.counter.merged import parts, summits
 from vision.counter.tuning import FACE_AREA_MM2, PPM
 
 
-def labels(prep: Prepared, frame: Frame) -> np.ndarray:
+def labels(prep: Prepared, frame: Frame) -> NDArray[Any]:
     """Class codes of the tray view. A pixel that sensor noise threw out of every class takes the
     class of its 3 x 3 median colour; every pixel that did match a class keeps its own."""
     out = prep.classifier.classify(frame.tray, frame.level)
@@ -59,7 +61,7 @@ def shadow_is_not_black(prep: Prepared, frame: Frame) -> None:
         lab[lit] = BACKGROUND
 
 
-def _not_seam(prep: Prepared, gray: np.ndarray) -> np.ndarray:
+def _not_seam(prep: Prepared, gray: NDArray[Any]) -> NDArray[Any]:
     t = prep.tuning
     smooth = cv2.GaussianBlur(gray, (5, 5), 0)  # a black top's sensor noise is as deep as its seams
     closed = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, prep.seam_kernel)
@@ -91,7 +93,7 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
             continue
         dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
         means: list[tuple[float, ...]] = []
-        found: list[tuple] = []
+        found: list[tuple[Any, ...]] = []
         for i in range(1, n):
             area_mm2 = stats[i, cv2.CC_STAT_AREA] / PPM**2
             if area_mm2 < 0.1 * FACE_AREA_MM2:
@@ -124,7 +126,7 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
             # patch as wide as a quarter face is not thin: a face and a tilted cube beside it.
             if small and max(rect_w, rect_h) / PPM > t.MAX_FACE_LENGTH_MM and r < t.SLIVER_MAX_RADIUS_MM:
                 continue
-            means.append(cv2.mean(tray[y:y + h, x:x + w], sub.astype(np.uint8))[:3])
+            means.append(tuple(float(v) for v in np.array(cv2.mean(tray[y:y + h, x:x + w], sub.astype(np.uint8)))[:3]))
             found.append((i, area_mm2, r, px_area / max(rect_w * rect_h, 1.0),
                           filled_area(contour) / (math.pi * rad * rad), contour, rect_w, rect_h, sub, dsub, x, y, w, h))
         if not found:

@@ -14,6 +14,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.colour import PixelClassifier, lab_to_reflectance, reflectance_to_lab
 from vision.counter.tuning import PPM, TUNING, Tuning
@@ -33,7 +34,7 @@ class Core:
     squareness: float  # share of its minimum-area rectangle it fills
     roundness: float  # share of its enclosing circle it fills
     lightness: float  # L* of its mean colour
-    contour: np.ndarray  # in tray-view pixels
+    contour: NDArray[Any]  # in tray-view pixels
     centre: tuple[float, float]  # tray-view pixels
     summits: int = 1  # distance-transform summits (faces merged through missed seams)
     length_mm: float = 0.0  # long side of the minimum-area rectangle
@@ -50,7 +51,7 @@ class Core:
     parts: tuple[tuple[float, float, int], ...] = ()
 
 
-def disc(mm: float) -> np.ndarray:
+def disc(mm: float) -> NDArray[Any]:
     k = max(3, int(round(mm * PPM)) | 1)
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
 
@@ -86,21 +87,21 @@ class Frame:
     """One frame on its way through the stages."""
 
     pose: PlatePose
-    plate: np.ndarray  # the plate view (BGR), for the hand guard
-    tray: np.ndarray  # the tray view (BGR) on the plane of the cube tops
-    level: np.ndarray  # the plate's white level (white balance)
-    labels: np.ndarray | None = None  # class codes of the tray view
-    gray: np.ndarray | None = None  # the tray view in grey
+    plate: NDArray[Any]  # the plate view (BGR), for the hand guard
+    tray: NDArray[Any]  # the tray view (BGR) on the plane of the cube tops
+    level: NDArray[Any]  # the plate's white level (white balance)
+    labels: NDArray[Any] | None = None  # class codes of the tray view
+    gray: NDArray[Any] | None = None  # the tray view in grey
     # Per colour, its pixels (1) in its padded bounding box and the box's origin (set by faces).
-    colour_boxes: dict[str, tuple[np.ndarray, int, int]] = field(default_factory=dict)
+    colour_boxes: dict[str, tuple[NDArray[Any], int, int]] = field(default_factory=dict)
     debug: dict[str, Any] = field(default_factory=dict)
-    _to_image: np.ndarray | None = None
+    _to_image: NDArray[Any] | None = None
 
     @property
-    def camera_mm(self) -> np.ndarray:
+    def camera_mm(self) -> NDArray[Any]:
         return self.pose.camera_position_mm()
 
-    def detections(self, pending: list[tuple[str, str | None, np.ndarray, int, float, str | None]]) -> list[Detection]:
+    def detections(self, pending: list[tuple[str, str | None, NDArray[Any], int, float, str | None]]) -> list[Detection]:
         """Detections for readings (kind, colour, tray-view contour, count, score, note): every
         outline projected into the original frame at once."""
         if not pending:
@@ -136,25 +137,25 @@ def lab_lightness_to_grey(l_star: float) -> float:
     return 12.92 * y if y <= 0.0031308 else 1.055 * y ** (1 / 2.4) - 0.055
 
 
-def largest_contour(mask: np.ndarray) -> np.ndarray:
+def largest_contour(mask: NDArray[Any]) -> NDArray[Any]:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         return np.zeros((1, 2), np.int32)
     return max(contours, key=cv2.contourArea).reshape(-1, 2)
 
 
-def filled_area(contour: np.ndarray) -> float:
+def filled_area(contour: NDArray[Any]) -> float:
     """Area inside an outline, holes included (a pawn's glossy highlight leaves a hole in its core)."""
     return float(cv2.contourArea(contour.astype(np.float32).reshape(-1, 1, 2)))
 
 
-def roundness(contour: np.ndarray) -> float:
+def roundness(contour: NDArray[Any]) -> float:
     """Share of its enclosing circle an outline fills (a disc ~1, a square face 0.64)."""
     (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
     return filled_area(contour) / max(math.pi * rad * rad, 1e-6)
 
 
-def check_frame(frame: np.ndarray) -> np.ndarray:
+def check_frame(frame: NDArray[Any]) -> NDArray[Any]:
     if not isinstance(frame, np.ndarray):
         raise TypeError(f"a frame must be a numpy array, not {type(frame).__name__}")
     if frame.dtype != np.uint8:

@@ -3,8 +3,11 @@ large of no colour (a coin, a finger), a round patch of a cube colour wider than
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.colour import BACKGROUND, UNKNOWN, bgr_to_lab
 from vision.counter.frame import Core, Frame, Prepared, largest_contour
@@ -40,7 +43,7 @@ def colourless_objects(prep: Prepared, frame: Frame) -> list[Detection]:
     if dist.max() < limit * PPM:
         return []
     n, comp = cv2.connectedComponents(unknown)
-    pending = []
+    pending: list[tuple[str, str | None, NDArray[Any], int, float, str | None]] = []
     for i in range(1, n):
         blob = comp == i
         r = float(dist[blob].max()) / PPM

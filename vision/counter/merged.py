@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.counter.frame import Core, Prepared, largest_contour
 from vision.counter.tuning import PPM
@@ -40,7 +42,7 @@ class Count:
     shade: float = 1.0  # its lightness over a flat top's of its colour (a leaning face is dimmer)
 
 
-def cubes_in(prep: Prepared, core: Core, gray: np.ndarray | None = None) -> Count:
+def cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None = None) -> Count:
     """How many cubes one core stands for, the kind of reading, and the doubt if any. ``gray`` (the
     frame's grey tray view) tells a whole top square from a lower cube beside it."""
     count = _cubes_in(prep, core, gray)
@@ -49,7 +51,7 @@ def cubes_in(prep: Prepared, core: Core, gray: np.ndarray | None = None) -> Coun
                    shade=core.lightness / top if top > 0 else 1.0)
 
 
-def _cubes_in(prep: Prepared, core: Core, gray: np.ndarray | None) -> Count:
+def _cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None) -> Count:
     t = prep.tuning
     a, face = core.area_mm2, t.FACE_CORE_MM2
     if core.corner:
@@ -87,7 +89,7 @@ def _cubes_in(prep: Prepared, core: Core, gray: np.ndarray | None) -> Count:
                  f"touching faces of {a:.0f} mm2 read as {n} cubes ({lo} to {hi} possible)", lo, hi)
 
 
-def beyond_top_square(prep: Prepared, gray: np.ndarray, core: Core) -> float:
+def beyond_top_square(prep: Prepared, gray: NDArray[Any], core: Core) -> float:
     """How much of a core lies beyond the top face of the cube it shows (mm2); 0 when its
     brightest part is not one whole, clean top face.
 
@@ -104,7 +106,7 @@ def beyond_top_square(prep: Prepared, gray: np.ndarray, core: Core) -> float:
     cv2.drawContours(mask, [(core.contour - [x0, y0]).reshape(-1, 1, 2).astype(np.int32)], -1, 1, -1)
     grey = cv2.medianBlur(np.ascontiguousarray(gray[y0:y1, x0:x1]), 3).astype(np.float32)
     bright_level = float(np.percentile(grey[mask > 0], 75))
-    top = ((mask > 0) & (grey >= t.TOP_SHARE * bright_level)).astype(np.uint8)
+    top: NDArray[Any] = ((mask > 0) & (grey >= t.TOP_SHARE * bright_level)).astype(np.uint8)
     top = cv2.morphologyEx(top, cv2.MORPH_OPEN, prep.k3)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(top, connectivity=4)
     if n <= 1:
@@ -134,20 +136,20 @@ def cubes_in_part(prep: Prepared, area_mm2: float, length_mm: float, cells: int)
     return max(1, int(round(area_mm2 / t.FACE_CORE_MM2)))
 
 
-def cells(prep: Prepared, part: np.ndarray, gray: np.ndarray) -> int:
+def cells(prep: Prepared, part: NDArray[Any], gray: NDArray[Any]) -> int:
     """Faces in a part of a core that no neck divides, told apart by the grooves between them: any
     pixel darker than ``GROOVE_SHARE`` of the part's median brightness is groove; each cell left
     that is at least a quarter face's core is a face."""
     t = prep.tuning
     smooth = cv2.medianBlur(gray, 3)
-    level = float(np.median(smooth[part > 0]))
+    level = float(np.median(np.asarray(smooth, dtype=np.float64)[part > 0]))
     inside = (part > 0) & (smooth.astype(np.float32) >= t.GROOVE_SHARE * level)
     inside8 = cv2.morphologyEx(inside.astype(np.uint8), cv2.MORPH_OPEN, prep.k3)
     _, _, stats, _ = cv2.connectedComponentsWithStats(inside8, connectivity=4)
     return int(np.count_nonzero(stats[1:, cv2.CC_STAT_AREA] >= t.MIN_FACE_AREA_MM2 * PPM**2))
 
 
-def parts(prep: Prepared, sub: np.ndarray, gray: np.ndarray) -> tuple[tuple[float, float, int], ...]:
+def parts(prep: Prepared, sub: NDArray[Any], gray: NDArray[Any]) -> tuple[tuple[float, float, int], ...]:
     """A core that merged several faces, cut at its necks: the part deeper than ``NECK_MM`` inside
     it falls apart into one piece per face, and every pixel goes to its nearest piece. ``sub``: the
     core's pixels (bool). Per part (area mm2, length mm, cells); empty when it does not fall apart."""
@@ -181,7 +183,7 @@ def parts(prep: Prepared, sub: np.ndarray, gray: np.ndarray) -> tuple[tuple[floa
     return tuple(out) if len(out) > 1 else ()
 
 
-def summits(prep: Prepared, dist: np.ndarray) -> int:
+def summits(prep: Prepared, dist: NDArray[Any]) -> int:
     """Separate summits of a core's distance transform: faces merged through missed seams."""
     t = prep.tuning
     summit = (dist >= cv2.dilate(dist, prep.summit_kernel)) & (dist >= t.SUMMIT_MIN_MM * PPM)

@@ -11,9 +11,11 @@ gets. Pixels no core reaches are strips of faces with no core of their own.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision import geometry as g
 from vision.colour import COLOUR_CODES, bgr_to_lab
@@ -56,13 +58,13 @@ def visible_parts(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]
     return strips
 
 
-def _strips(prep: Prepared, frame: Frame, colour: str, rest: np.ndarray, origin: tuple[int, int],
-            camera: np.ndarray) -> list[Core]:
+def _strips(prep: Prepared, frame: Frame, colour: str, rest: NDArray[Any], origin: tuple[int, int],
+            camera: NDArray[Any]) -> list[Core]:
     t = prep.tuning
     ox, oy = origin
     out = []
     n, comp, stats, cents = cv2.connectedComponentsWithStats(rest, connectivity=8)
-    rdist: np.ndarray | None = None
+    rdist: NDArray[Any] | None = None
     for i in range(1, n):
         area_mm2 = stats[i, cv2.CC_STAT_AREA] / PPM**2
         centre = (float(cents[i][0] + ox), float(cents[i][1] + oy))
@@ -84,7 +86,7 @@ def _strips(prep: Prepared, frame: Frame, colour: str, rest: np.ndarray, origin:
         if max(rect_w, rect_h) / PPM > longest:
             continue
         x, y = lx + ox, ly + oy
-        mean_bgr = np.array(cv2.mean(frame.tray[y:y + h, x:x + w], sub.astype(np.uint8))[:3], np.float32)
+        mean_bgr = np.array(cv2.mean(frame.tray[y:y + h, x:x + w], sub.astype(np.uint8)), np.float32)[:3]
         med = bgr_to_lab(mean_bgr.reshape(1, 1, 3), frame.level).reshape(3)
         if float(prep.models[colour].mahalanobis2(med)[0]) > t.FACE_GATE:
             continue
@@ -93,7 +95,7 @@ def _strips(prep: Prepared, frame: Frame, colour: str, rest: np.ndarray, origin:
     return out
 
 
-def quarter_mm2(centre_px: tuple[float, float], cam: np.ndarray, tuning: Tuning = TUNING) -> float:
+def quarter_mm2(centre_px: tuple[float, float], cam: NDArray[Any], tuning: Tuning = TUNING) -> float:
     """The visible top area (mm2) that makes a partly hidden cube at ``centre_px`` (tray view)
     count. A cube d mm from the camera's nadir shows, beside its top, the two side faces turned
     towards the camera, each about ``edge * d / (H - edge)`` wide (H the camera's height); averaged
@@ -107,7 +109,7 @@ def quarter_mm2(centre_px: tuple[float, float], cam: np.ndarray, tuning: Tuning 
     return tuning.VISIBLE_FRACTION * tuning.TOP_SHARE_OF_VISIBLE * (FACE_AREA_MM2 + sides)
 
 
-def owned_mm2(core: Core, others: list[Core], mask: np.ndarray, origin: tuple[int, int],
+def owned_mm2(core: Core, others: list[Core], mask: NDArray[Any], origin: tuple[int, int],
               tuning: Tuning = TUNING) -> float:
     """The pixels of ``mask`` (a colour's, offset by ``origin`` in the tray view) within
     ``FACE_REACH_MM`` of ``core`` and no nearer to another core of the colour, in mm2."""

@@ -9,9 +9,11 @@ face's square.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision import geometry as g
 from vision.colour import bgr_to_lab
@@ -75,7 +77,7 @@ def pawns_beside_faces(prep: Prepared, frame: Frame, cores: list[Core]) -> list[
         for centre, r in ((peak, r_max), (peak_next, r_next)):
             if r <= 0:
                 continue
-            found = _pawn_beside(prep, frame, core, mask, origin, centre, r)
+            found = _pawn_beside(prep, frame, core, mask, origin, (int(centre[0]), int(centre[1])), r)
             if found is not None:
                 break
         if found is None:
@@ -89,8 +91,8 @@ def pawns_beside_faces(prep: Prepared, frame: Frame, cores: list[Core]) -> list[
     return pawns
 
 
-def _pawn_beside(prep: Prepared, frame: Frame, core: Core, mask: np.ndarray, origin: np.ndarray,
-                 centre: tuple[int, int], r: float) -> tuple[Core, np.ndarray] | None:
+def _pawn_beside(prep: Prepared, frame: Frame, core: Core, mask: NDArray[Any], origin: NDArray[Any],
+                 centre: tuple[int, int], r: float) -> tuple[Core, NDArray[Any]] | None:
     """The pawn beside a face centred at ``centre`` (in ``mask``, a core's pixels from ``origin`` in
     the tray view) with inscribed radius ``r`` px, as a core and its pixels; or None."""
     t = prep.tuning
@@ -118,7 +120,7 @@ def _pawn_beside(prep: Prepared, frame: Frame, core: Core, mask: np.ndarray, ori
     rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
     bx, by = int(origin[0]), int(origin[1])
     sub = frame.tray[by:by + blob.shape[0], bx:bx + blob.shape[1]]
-    mean_bgr = np.array(cv2.mean(sub, blob[:sub.shape[0], :sub.shape[1]])[:3], np.float32)
+    mean_bgr = np.array(cv2.mean(sub, blob[:sub.shape[0], :sub.shape[1]]), np.float32)[:3]
     light = float(bgr_to_lab(mean_bgr.reshape(1, 1, 3), frame.level).reshape(3)[0])
     r_in = float(cv2.distanceTransform(blob, cv2.DIST_L2, 3).max()) / PPM
     head = Core(core.colour, area_mm2, r_in, float(stats[i, cv2.CC_STAT_AREA]) / max(rect_w * rect_h, 1.0),
