@@ -21,19 +21,9 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-# strict on the packages and modules pyproject.toml lists under [[tool.mypy.overrides]] (the engine, the
-# tower model, the firmware, the link, the records, the station assembly, the simulation but its
-# renderer, and the drop cycle)
+# mypy --strict on every package (pyproject.toml lists them under [tool.mypy])
 typecheck: $(STAMP)
-	$(BIN)/mypy engine towermodel firmware hardware/errors.py hardware/link/client.py hardware/link/replies.py \
-		hardware/link/transport.py hardware/serial_board.py controller/records.py controller/records_chain.py \
-		controller/verify.py vision/reading.py vision/rectify.py
-	$(BIN)/mypy station simulation --exclude simulation/synth
-	$(BIN)/mypy controller/accounts.py controller/between.py controller/collaborators.py \
-		controller/cycle.py controller/data_dir.py controller/session.py controller/steps.py controller/table.py \
-		controller/views.py
-	$(BIN)/mypy vision/counter/patch_model.py vision/counter/leftover.py vision/counter/doubt.py vision/counter/decide.py \
-		calibration/fit_counter_patches.py
+	$(BIN)/mypy
 
 # The web page's end-to-end tests drive Debian's chromium: install it when it is missing and we are
 # root; without it those tests skip and say why.
