@@ -223,7 +223,7 @@ def test_motion_ends_exactly_at_the_settled_scene_and_new_cubes_fall_in() -> Non
 
 
 def test_barrel_distortion_pulls_the_corners_in() -> None:
-    from simulation.synth.render import distort_points
+    from simulation.synth.exposure import distort_points
 
     cam = CameraPose(focal_equiv_mm=30)
     pinhole = render_with_truth(Scene((), cam, Lighting(), PostFX()), np.random.default_rng(0))[1]

@@ -10,8 +10,9 @@ Typical use::
     frame, truth = render_with_truth(scene, rng)  # plus visible counts
 """
 
+from .exposure import colour_cast
 from .motion import motion_scenes, render_motion
-from .render import Truth, colour_cast, render, render_with_truth
+from .render import Truth, render, render_with_truth
 from .scatter import (
     arm_shadow,
     cluster_of_cubes,

@@ -21,7 +21,8 @@ import numpy.typing as npt
 
 from vision import geometry as geo
 
-from .render import draw_scene, expose
+from .exposure import expose
+from .render import draw_scene
 from .scene import Piece, Scene
 
 
