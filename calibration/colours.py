@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import cv2
 from numpy.typing import NDArray
 
 from calibration.learn import CalibrationError, LearnReport, learn_profile
+from vision.annotate import annotate
+from vision.counter import TrayCounter
 from vision.errors import UnreadableImage
 from vision.imageio import read_image
 from vision.profile import ColourProfile
@@ -53,11 +56,6 @@ def format_report(report: LearnReport) -> list[str]:
 
 def check_image(profile: ColourProfile, image: str, out: Path) -> dict[str, Any]:
     """Count one shot with the profile and write the annotated picture; returns the JSON line."""
-    import cv2
-
-    from vision.annotate import annotate
-    from vision.counter import TrayCounter
-
     frame = _read(image)
     reading = TrayCounter(profile).count(frame)
     out.parent.mkdir(parents=True, exist_ok=True)

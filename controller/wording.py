@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from controller.i18n import gettext_for
 from engine.colours import PALETTE
 
 COLOUR_NAMES = {c: c for c in PALETTE}
@@ -37,8 +38,6 @@ def counts_phrase(counts: Mapping[str, int] | None, empty: str = "nothing", lang
 def _translator(lang: str) -> Callable[[str], str]:
     if lang == "en":
         return lambda text: text
-    from controller.i18n import gettext_for
-
     return gettext_for(lang).gettext
 
 
