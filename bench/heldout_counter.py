@@ -14,7 +14,8 @@ fresh ``--data`` folder) and prints:
 * trusted share and wrong-but-trusted (``TrayReading.trusted``; before it existed, the controller's
   gate ``confidence >= 0.8``);
 * clean scenes refused as foreign, and foreign scenes not refused;
-* median CPU ms per 1280 x 960 frame, one thread (``cv2.setNumThreads(1)``, ``time.process_time``).
+* median CPU ms per 1280 x 960 frame, one thread (``cv2.setNumThreads(1)``, ``time.process_time``): the
+  second count of each scene, as a still camera's next frame, and beside it the first.
 
 Usage::
 
@@ -117,6 +118,7 @@ class Scored:
     visible: dict[str, int]
     cubes: dict[str, int]
     reason: str | None
+    first_ms: float = float("nan")  # CPU of the scene's first count (its markers searched for anew)
 
 
 def is_trusted(reading: TrayReading) -> bool:
@@ -172,11 +174,17 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
     for image in scenes:
         meta = json.loads(image.with_suffix(".json").read_text())
         frame = read_image(image)
-        counter.count(frame)  # warm (caches); the timed count is the second
+        # The first count of a scene finds its markers anew (each render has its own camera pose);
+        # the second is a still camera's next frame: markers looked for where they were, the pose
+        # kept. That one is the station's steady state and the figure; the first is printed too.
+        c0 = time.process_time()
+        counter.count(frame)
+        first_ms = (time.process_time() - c0) * 1e3
         c0 = time.process_time()
         reading = counter.count(frame)
         cpu_ms = (time.process_time() - c0) * 1e3
         scored = score(meta, reading, cpu_ms, image.stem, (frame.shape[1], frame.shape[0]))
+        scored.first_ms = first_ms
         if hasattr(counter, "read"):  # the doubt model's probability that the reading is right
             _, state = counter.read(frame)
             verdict = state.debug.get("verdict") if state is not None else None
@@ -191,6 +199,7 @@ def summary(rows: list[Scored], label: str) -> list[str]:
     clean = [r for r in rows if not r.foreign]
     total = sum(r.total for r in clean)
     cpu = [r.cpu_ms for r in rows if r.size == (1280, 960)]
+    first = [r.first_ms for r in rows if r.size == (1280, 960)]
     trusted = [r for r in rows if r.trusted]
     return [
         f"{label}: {n} scenes ({len(rows) - len(clean)} with a foreign object), {total} cubes in the clean ones",
@@ -205,6 +214,8 @@ def summary(rows: list[Scored], label: str) -> list[str]:
         f"{sum(r.usable for r in rows if r.foreign)}",
         f"median CPU {statistics.median(cpu) if cpu else float('nan'):.1f} ms per 1280x960 frame, one thread "
         f"({len(cpu)} frames; max {max(cpu) if cpu else float('nan'):.1f} ms)",
+        f"  a new camera pose (the markers searched for in the whole frame): median "
+        f"{statistics.median(first) if first else float('nan'):.1f} ms",
     ]
 
 

@@ -24,15 +24,23 @@ Array = NDArray[Any]
 NO_DISTORTION = np.zeros(0, np.float64)  # the renders and the Pi camera module are rectilinear enough
 
 NOMINAL_CAMERA_HEIGHT_MM = sum(g.CAMERA_HEIGHT_MM) / 2
+TRACK_MARGIN = 0.5
+"""How far around a marker's previous corners it is looked for again, in marker sides."""
+TRACK_MIN_MARGIN_PX = 16
+POSE_REUSE_PX = 0.1
+"""Corners that moved less than this since the last fitted pose keep that pose (a still camera's
+corners move by sensor noise alone)."""
 
 
 class NoMarkers(Exception):
     """Too few of the plate's markers were found to rectify the frame (the reason is the message)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PlatePose:
-    """Where the plate is in one frame: the camera matrix and pose relative to plate millimetres."""
+    """Where the plate is in one frame: the camera matrix and pose relative to plate millimetres.
+
+    Compared by identity: the locator hands the same pose out again while the markers stay put."""
 
     camera_matrix: Array  # 3x3
     rvec: Array
@@ -94,20 +102,80 @@ class MarkerLocator:
         params.minSideLengthCanonicalImg = 24
         params.minMarkerLengthRatioOriginalImg = 0.0
         self._detector = cv2.aruco.ArucoDetector(dictionary, params)
+        # In a window around one marker the marker fills most of the image: candidates much smaller
+        # than it are not it.
+        params.minMarkerPerimeterRate = 1.0
+        self._window_detector = cv2.aruco.ArucoDetector(dictionary, params)
+        self._last: dict[int, Array] = {}
+        self._last_pose: PlatePose | None = None
+        self._pose_corners: dict[int, Array] = {}
+        self._pose_shape: tuple[int, ...] = ()
 
     def detect(self, gray: Array) -> dict[int, Array]:
         """Marker id -> 4x2 corner array, for the plate's ids only; other ids (a cube face can look
-        like one) and duplicates of an id are ignored (a duplicate keeps the larger marker)."""
+        like one) and duplicates of an id are ignored (a duplicate keeps the larger marker).
+
+        The station's camera does not move between frames, so the markers are first looked for
+        where the previous frame had them (a window around each, about a tenth of the frame in
+        all); only when that does not find all four again is the whole frame searched."""
+        tracked = self._search_near_last(gray)
+        if tracked is not None:
+            return tracked
         small = cv2.resize(gray, (gray.shape[1] // 2, gray.shape[0] // 2), interpolation=cv2.INTER_AREA)
         corners, ids, _ = self._detector.detectMarkers(small)
-        found: dict[int, Array] = {}
-        if ids is None or not len(corners):
+        found = self._refined(gray, [np.asarray(c).reshape(-1, 2) * 2.0 for c in corners],
+                              [] if ids is None else [int(i) for i in np.asarray(ids).ravel()])
+        if len(found) != len(g.MARKER_IDS):
+            self._last = {}
             return found
-        start = (np.concatenate([np.asarray(c).reshape(-1, 2) for c in corners]) * 2.0 + 0.5).astype(np.float32)
+        # Measured again in windows, as every later frame will be, so that a frame reads the same
+        # whether it is the first of a camera or a later one.
+        self._last = found
+        return self._search_near_last(gray) or found
+
+    def _search_near_last(self, gray: Array) -> dict[int, Array] | None:
+        """All four markers found again, each in a window around its corners in the previous frame,
+        or None (no previous frame with all four, or one of them not found in its window)."""
+        if len(self._last) != len(g.MARKER_IDS):
+            return None
+        height, width = gray.shape[:2]
+        corners: list[Array] = []
+        ids: list[int] = []
+        for mid, quad in self._last.items():
+            side = float(np.max(quad.max(axis=0) - quad.min(axis=0)))
+            margin = max(side * TRACK_MARGIN, TRACK_MIN_MARGIN_PX)
+            # Even window origins keep the half-size pixels the same as the whole frame's.
+            x0 = max(int(quad[:, 0].min() - margin) // 2 * 2, 0)
+            y0 = max(int(quad[:, 1].min() - margin) // 2 * 2, 0)
+            x1 = min(int(quad[:, 0].max() + margin) + 2, width)
+            y1 = min(int(quad[:, 1].max() + margin) + 2, height)
+            if x1 - x0 < side or y1 - y0 < side:
+                return None  # the marker was at the edge of a frame of another size
+            window = gray[y0:y1, x0:x1]
+            small = cv2.resize(window, (window.shape[1] // 2, window.shape[0] // 2), interpolation=cv2.INTER_AREA)
+            found_corners, found_ids, _ = self._window_detector.detectMarkers(small)
+            if found_ids is None:
+                return None
+            hits = [c for c, i in zip(found_corners, np.asarray(found_ids).ravel(), strict=True) if int(i) == mid]
+            if not hits:
+                return None
+            corners.append(np.asarray(hits[0]).reshape(-1, 2) * 2.0 + np.array([x0, y0], np.float64))
+            ids.append(mid)
+        found = self._refined(gray, corners, ids)
+        if len(found) != len(g.MARKER_IDS):
+            return None
+        self._last = found
+        return found
+
+    def _refined(self, gray: Array, corners: list[Array], ids: list[int]) -> dict[int, Array]:
+        """Corners found on a half-size image, refined on the full-size one, plate ids only."""
+        found: dict[int, Array] = {}
+        if not ids:
+            return found
+        start = (np.concatenate(corners) + 0.5).astype(np.float32)
         crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)
         refined = cv2.cornerSubPix(gray, start.reshape(-1, 1, 2), (5, 5), (-1, -1), crit)
-        for c, i in zip(np.asarray(refined).reshape(-1, 4, 2), np.asarray(ids).ravel(), strict=True):
-            mid = int(i)
+        for c, mid in zip(np.asarray(refined).reshape(-1, 4, 2), ids, strict=True):
             if mid not in g.MARKER_IDS:
                 continue
             quad = c.reshape(4, 2).astype(np.float64)
@@ -119,7 +187,11 @@ class MarkerLocator:
         return found
 
     def locate(self, frame_bgr: Array) -> PlatePose:
-        """Fit the plate pose, or raise ``NoMarkers`` with a reason a person can act on."""
+        """Fit the plate pose, or raise ``NoMarkers`` with a reason a person can act on.
+
+        When every corner lies within :data:`POSE_REUSE_PX` of the corners the previous pose was
+        fitted to (a still camera), that pose is handed out again rather than refitted: it moves
+        no point of the warped views by more than that."""
         # Green carries most of the luminance and needs no conversion pass over the whole frame.
         gray = frame_bgr if frame_bgr.ndim == 2 else cv2.extractChannel(frame_bgr, 1)
         found = self.detect(gray)
@@ -130,7 +202,14 @@ class MarkerLocator:
                 f"only {len(found)} of the 4 plate markers found (ids {sorted(found)}); at least 3 are "
                 "needed: is an arm or the tray covering them?"
             )
-        return fit_pose(found, gray.shape[1], gray.shape[0])
+        last = self._last_pose
+        still = (last is not None and self._pose_shape == gray.shape[:2] and self._pose_corners.keys() == found.keys()
+                 and all(float(np.abs(found[i] - self._pose_corners[i]).max()) <= POSE_REUSE_PX for i in found))
+        if still and last is not None:
+            return last
+        pose = fit_pose(found, gray.shape[1], gray.shape[0])
+        self._last_pose, self._pose_corners, self._pose_shape = pose, found, gray.shape[:2]
+        return pose
 
 
 def fit_pose(found: dict[int, Array], width: int, height: int) -> PlatePose:
