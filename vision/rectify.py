@@ -11,6 +11,7 @@ the homography of any horizontal plane, and warp the frame at the height of the 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -264,15 +265,26 @@ class View:
         return pose.plane_homography(self.plane_mm) @ self.view_to_plate()
 
     def warp(self, frame: Array, pose: PlatePose, interpolation: int = cv2.INTER_LINEAR) -> Array:
-        return np.asarray(cv2.warpPerspective(
-            frame,
-            self.view_to_image(pose),
-            self.size,
-            flags=interpolation | cv2.WARP_INVERSE_MAP,
-            borderMode=cv2.BORDER_REPLICATE,
-        ))
+        """The frame seen through this view. A still camera's frames share one pose (the locator
+        keeps it), so the pixel maps are worked out once per pose and view and kept: remapping
+        through ready maps takes about half the time of ``warpPerspective``."""
+        map1, map2 = _view_maps(self, pose)
+        return np.asarray(cv2.remap(frame, map1, map2, interpolation, borderMode=cv2.BORDER_REPLICATE))
 
     def to_image(self, pose: PlatePose, pts_view: Array) -> Array:
         """View pixel coordinates (N x 2) to image pixel coordinates."""
         pts = np.asarray(pts_view, dtype=np.float64).reshape(-1, 1, 2)
         return np.asarray(cv2.perspectiveTransform(pts, self.view_to_image(pose))).reshape(-1, 2)
+
+
+@functools.lru_cache(maxsize=8)
+def _view_maps(view: View, pose: PlatePose) -> tuple[Array, Array]:
+    """Fixed-point pixel maps (``cv2.convertMaps``) from ``view``'s pixels to the frame's."""
+    width, height = view.size
+    u, v = np.meshgrid(np.arange(width, dtype=np.float64), np.arange(height, dtype=np.float64))
+    h = view.view_to_image(pose)
+    w = h[2, 0] * u + h[2, 1] * v + h[2, 2]
+    x = ((h[0, 0] * u + h[0, 1] * v + h[0, 2]) / w).astype(np.float32)
+    y = ((h[1, 0] * u + h[1, 1] * v + h[1, 2]) / w).astype(np.float32)
+    map1, map2 = cv2.convertMaps(x, y, cv2.CV_16SC2)
+    return np.asarray(map1), np.asarray(map2)
