@@ -37,14 +37,17 @@ def caption_text(reading: TrayReading, say: Say = str) -> str:
 
 
 @functools.cache
-def caption_font(size_px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """DejaVu Sans Bold at ``size_px`` pixels (every German letter), or Pillow's default font."""
+def caption_font(size_px: int) -> ImageFont.FreeTypeFont:
+    """DejaVu Sans Bold at ``size_px`` pixels (every German letter), or Pillow's own TrueType font."""
     spec = importlib.util.find_spec("matplotlib")  # found without importing matplotlib itself
     if spec is not None and spec.origin:
         path = Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans-Bold.ttf"
         if path.is_file():
             return ImageFont.truetype(str(path), size_px)
-    return ImageFont.load_default(size=size_px)
+    fallback = ImageFont.load_default(size=size_px)
+    if not isinstance(fallback, ImageFont.FreeTypeFont):  # a Pillow built without FreeType
+        raise RuntimeError("Pillow has no FreeType support, so the photo's caption cannot be drawn")
+    return fallback
 
 
 def draw_caption(out: NDArray[Any], text: str, usable: bool) -> NDArray[Any]:
@@ -55,14 +58,14 @@ def draw_caption(out: NDArray[Any], text: str, usable: bool) -> NDArray[Any]:
     the edge."""
     width = out.shape[1]
     font = caption_font(max(14, round(width / 22)))
-    rim = max(2, round(font.size / 14)) if isinstance(font, ImageFont.FreeTypeFont) else 2
+    rim = max(2, round(font.size / 14))
 
     def measure(line: str) -> float:
         return float(font.getbbox(line, stroke_width=rim)[2])
 
     image = Image.fromarray(np.ascontiguousarray(out))
     draw = ImageDraw.Draw(image)
-    ascent, descent = font.getmetrics() if isinstance(font, ImageFont.FreeTypeFont) else (font.size, 0)
+    ascent, descent = font.getmetrics()
     y = 4
     for line in caption_lines(text, width - 20, measure):
         draw.text((10, y), line, font=font, fill=_WHITE if usable else _UNUSABLE, stroke_width=rim,
