@@ -159,9 +159,10 @@ def _group(name: str) -> str:
     return ".+?" if name in WIDE else r"(?:(?!; |: ).)+?"
 
 
-ENGLISH_NUMBER = re.compile(r"(?P<sign>[+\-\u2212]?)(?P<whole>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<frac>\d+))?(?P<unit>\s?%)?")
+ENGLISH_NUMBER = re.compile(
+    r"(?P<sign>[+\-\u2212]?)(?P<whole>[1-9]\d{0,2}(?:,\d{3})+|\d+)(?:\.(?P<frac>\d+))?(?P<unit>\s?%)?")
 """A number as the English sentences write it: "2.3", "-0.25", "+1.5", "20,000", "47.4 %" (matplotlib's
-ticks write the minus as U+2212)."""
+ticks write the minus as U+2212). A group never starts with 0, so a German "0,144" is not read as 144."""
 
 
 def localise_number(text: str, lang: str) -> str | None:
@@ -216,6 +217,10 @@ def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...
     tally = re.fullmatch(r"(.+) (\d+)", core)  # "revolt 10": something the catalogue names, counted
     if tally and tally.group(1) in exact:
         return f"{lead}{exact[tally.group(1)]} {tally.group(2)}{trail}"
+    valued = re.fullmatch(r"(.+) (\S+)", core)  # "p_new 0.667": a name and its value, a decimal
+    if valued and localise_number(valued.group(2), lang) not in (None, valued.group(2)):
+        name = _translate(valued.group(1), exact, templates, depth + 1, lang)
+        return f"{lead}{name} {localise_number(valued.group(2), lang)}{trail}"
     for sep in SEPARATORS:
         if sep in core:
             pieces = core.split(sep)

@@ -28,7 +28,7 @@ function compile() {
 
 // A number as the English texts write it ("2.3", "-0.25", "20,000", "47.4 %"), as controller/i18n.py's
 // ENGLISH_NUMBER: put in the page's form by Intl.NumberFormat with as many decimals ("2,3", "20.000").
-const ENGLISH_NUMBER = /^([+\-\u2212]?)(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(\s?%)?$/;
+const ENGLISH_NUMBER = /^([+\-\u2212]?)([1-9]\d{0,2}(?:,\d{3})+|\d+)(?:\.(\d+))?(\s?%)?$/;
 let LANG = "en";
 
 export function localNumber(text) {
@@ -63,6 +63,9 @@ function translate(text, depth) {
   if (count && T[count[2]] !== undefined) return `${lead}${count[1]} ${T[count[2]]}${trail}`;
   const tally = /^(.+) (\d+)$/.exec(core);  // "revolt 10": something the catalogue names, counted
   if (tally && T[tally[1]] !== undefined) return `${lead}${T[tally[1]]} ${tally[2]}${trail}`;
+  const valued = /^(.+) (\S+)$/.exec(core);  // "p_new 0.667": a name and its value, a decimal
+  const value = valued && localNumber(valued[2]);
+  if (value !== null && value !== valued[2]) return `${lead}${translate(valued[1], depth + 1)} ${value}${trail}`;
   for (const sep of SEPARATORS) {
     if (!core.includes(sep)) continue;
     const parts = core.split(sep);
@@ -77,10 +80,15 @@ export function tf(template, values) { return t(template).replace(PLACEHOLDER, (
 // Any English text of the page or the station in the page's language (exact, {placeholder} or by parts).
 export function tr(text) { return Object.keys(T).length && text ? translate(String(text), 0) : text; }
 
+// What this module wrote into a text node: its change comes back as a mutation and is not translated
+// again (a word would stay as it is, but "0,144" is not an English number any more).
+const WRITTEN = new WeakMap();
+
 function translateText(node) {
   const text = node.nodeValue;
+  if (WRITTEN.get(node) === text) return;
   const done = tr(text);
-  if (done !== text) node.nodeValue = done;
+  if (done !== text) { WRITTEN.set(node, done); node.nodeValue = done; }
 }
 
 function translateTree(root) {
