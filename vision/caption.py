@@ -63,15 +63,18 @@ def draw_caption(out: NDArray[Any], text: str, usable: bool) -> NDArray[Any]:
     def measure(line: str) -> float:
         return float(font.getbbox(line, stroke_width=rim)[2])
 
-    image = Image.fromarray(np.ascontiguousarray(out))
-    draw = ImageDraw.Draw(image)
     ascent, descent = font.getmetrics()
-    y = 4
-    for line in caption_lines(text, width - 20, measure):
-        draw.text((10, y), line, font=font, fill=_WHITE if usable else _UNUSABLE, stroke_width=rim,
+    step = ascent + descent + 2
+    lines = caption_lines(text, width - 20, measure)
+    band = min(out.shape[0], 4 + step * len(lines) + rim)  # only the rows the caption covers go through Pillow
+    image = Image.fromarray(np.ascontiguousarray(out[:band]))
+    draw = ImageDraw.Draw(image)
+    for i, line in enumerate(lines):
+        draw.text((10, 4 + i * step), line, font=font, fill=_WHITE if usable else _UNUSABLE, stroke_width=rim,
                   stroke_fill=_BLACK)
-        y += ascent + descent + 2
-    return np.asarray(image).copy()
+    captioned = out.copy()
+    captioned[:band] = np.asarray(image)
+    return captioned
 
 
 def caption_lines(text: str, width_px: int, measure: Callable[[str], float]) -> list[str]:
