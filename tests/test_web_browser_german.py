@@ -145,3 +145,24 @@ def test_the_page_and_the_server_translate_alike(browser, table) -> None:  # typ
     assert done[0] == "Rot gewinnt den Angriff, 3 gegen 2 in der Schale." and done[-1] == SENTENCES[-1]
     assert done[SENTENCES.index("47.4 %")] == "47,4 %" and done[SENTENCES.index("simulated, 20,000 drops")] == (
         "simuliert, 20.000 Würfe")
+
+
+def test_a_german_browser_is_shown_the_photo_captioned_in_german(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """The station writes the annotated photo per language; each browser loads its own and decodes it."""
+    from playwright.sync_api import expect
+    from test_web_browser import camera_reader_available
+
+    if not camera_reader_available():
+        pytest.skip("the simulated camera's counter is not available, so no annotated photo can be made")
+    with Table.open(data_dir=tmp_path / "data", reader="camera") as table:
+        table.new_session(["red", "blue", "yellow"])
+        table.release(table.fill()["drop_id"])
+        with BackgroundServer(create_app(table, table.data_dir, HostAccess(PIN))) as server:
+            for options, photo in ((GERMAN, "-annotated-de.jpg"), ({}, "-annotated.jpg")):
+                context = browser.new_context(viewport=PHONE, **options)
+                page = context.new_page()
+                page.goto(server.url)
+                expect(page.locator("#annotated")).to_have_attribute("src", re.compile(re.escape(photo) + "$"))
+                # decode() waits for the image (polling with wait_for_function would need eval, which the CSP forbids)
+                assert page.eval_on_selector("#annotated", "i => i.decode().then(() => i.naturalWidth)") > 100
+                context.close()
