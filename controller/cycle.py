@@ -241,6 +241,7 @@ class DropCycle(BetweenBattles):
                                  clump=self.beam_clump)
         obs = verified.observation
         images = {k: v for k, v in (("raw", obs.raw), ("annotated", obs.annotated)) if v is not None}
+        images.update({f"annotated-{lang}": path for lang, path in obs.annotated_in.items()})
         for i, early in enumerate(verified.earlier, start=1):  # the doubted reads are evidence too
             images.update({f"read{i}-{k}": v for k, v in (("raw", early.raw), ("annotated", early.annotated))
                            if v is not None})

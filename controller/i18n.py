@@ -15,11 +15,13 @@ import io
 import os
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 from babel.core import Locale, UnknownLocaleError, negotiate_locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "tower"
@@ -157,16 +159,38 @@ def _group(name: str) -> str:
     return ".+?" if name in WIDE else r"(?:(?!; |: ).)+?"
 
 
+ENGLISH_NUMBER = re.compile(
+    r"(?P<sign>[+\-\u2212]?)(?P<whole>[1-9]\d{0,2}(?:,\d{3})+|\d+)(?:\.(?P<frac>\d+))?(?P<unit>\s?%)?")
+"""A number as the English sentences write it: "2.3", "-0.25", "+1.5", "20,000", "47.4 %" (matplotlib's
+ticks write the minus as U+2212). A group never starts with 0, so a German "0,144" is not read as 144."""
+
+
+def localise_number(text: str, lang: str) -> str | None:
+    """``text``, a number in English form, in ``lang``'s form with as many decimals ("2.3" -> "2,3",
+    "20,000" -> "20.000", Babel's symbols for the language); None where ``text`` is not such a number.
+    A whole number without grouping ("12") is the same in every language we have and stays as written."""
+    m = ENGLISH_NUMBER.fullmatch(text)
+    if m is None:
+        return None
+    frac = m["frac"] or ""
+    if not frac and "," not in m["whole"]:
+        return text
+    value = Decimal(m["whole"].replace(",", "") + (f".{frac}" if frac else ""))
+    pattern = "#,##0" + (f".{'0' * len(frac)}" if frac else "")
+    return m["sign"] + format_decimal(value, format=pattern, locale=lang) + (m["unit"] or "")
+
+
 def translate(text: str, lang: str) -> str:
     """``text`` (English, already formatted) in ``lang``, through the catalogue's exact and {placeholder}
-    msgids; numbers, names the catalogue lacks and anything in English stay as they are."""
+    msgids, its numbers in the language's form ("47.4 %" -> "47,4 %"); names the catalogue lacks and
+    anything in English stay as they are."""
     if lang not in LANGUAGES or lang == "en" or not text or not text.strip():
         return text
     exact, templates = _catalogue(lang)
-    return _translate(text, exact, templates, 0)
+    return _translate(text, exact, templates, 0, lang)
 
 
-def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...], depth: int) -> str:
+def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...], depth: int, lang: str) -> str:
     if text in exact:
         return exact[text]
     core = text.strip()
@@ -175,10 +199,13 @@ def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...
     lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()):]
     if core in exact:
         return lead + exact[core] + trail
+    number = localise_number(core, lang)  # a number alone, or what filled a {n} of a sentence
+    if number is not None:
+        return lead + number + trail
     for template in templates:
         m = template.pattern.fullmatch(core)
         if m:
-            values = {k: _translate(v, exact, templates, depth + 1) for k, v in m.groupdict().items()}
+            values = {k: _translate(v, exact, templates, depth + 1, lang) for k, v in m.groupdict().items()}
             return lead + _fill(template.translation, values) + trail
     lower = core[:1].lower() + core[1:]  # "Red" on a button: the catalogue's "red", capitalised again
     if lower != core and lower in exact:
@@ -190,10 +217,14 @@ def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...
     tally = re.fullmatch(r"(.+) (\d+)", core)  # "revolt 10": something the catalogue names, counted
     if tally and tally.group(1) in exact:
         return f"{lead}{exact[tally.group(1)]} {tally.group(2)}{trail}"
+    valued = re.fullmatch(r"(.+) (\S+)", core)  # "p_new 0.667": a name and its value, a decimal
+    if valued and localise_number(valued.group(2), lang) not in (None, valued.group(2)):
+        name = _translate(valued.group(1), exact, templates, depth + 1, lang)
+        return f"{lead}{name} {localise_number(valued.group(2), lang)}{trail}"
     for sep in SEPARATORS:
         if sep in core:
             pieces = core.split(sep)
-            said = [_translate(p, exact, templates, depth + 1) for p in pieces]
+            said = [_translate(p, exact, templates, depth + 1, lang) for p in pieces]
             if said != pieces:
                 return lead + exact.get(sep, sep).join(said) + trail
     return text

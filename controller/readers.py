@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import cv2
 
+from controller.i18n import LANGUAGES, translate
 from vision.annotate import annotate
 from vision.errors import UnreadableImage
 from vision.imageio import check_frame, write_image
@@ -43,6 +44,11 @@ def _writer() -> ThreadPoolExecutor:
     if _WRITER is None:
         _WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tower-photo")
     return _WRITER
+
+
+def _write_annotated(path: Path, frame: Any, reading: TrayReading, lang: str) -> None:
+    """The annotated photo as a JPEG, its caption in ``lang`` (the message catalogue's words)."""
+    write_image(path, annotate(frame, reading, lambda text: translate(text, lang)), [cv2.IMWRITE_JPEG_QUALITY, 90])
 
 
 class TrayReader(Protocol):
@@ -96,7 +102,9 @@ class CameraReader:
 
     def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
         """Count the tray; with ``save`` the raw (lossless PNG: the evidence) and the annotated
-        (JPEG: for people) photos are written as ``<tag>-raw.png`` and ``<tag>-annotated.jpg``."""
+        (JPEG: for people) photos are written as ``<tag>-raw.png`` and ``<tag>-annotated.jpg``; the
+        annotated one once more for each other language of the catalogue, captioned in it
+        (``<tag>-annotated-de.jpg``), so a German browser shows a German caption."""
         if wait_settle:
             frame, settled = self._settled_frame()
         else:
@@ -115,16 +123,23 @@ class CameraReader:
             reading = self.counter.count(check_frame(frame, "the camera's frame"))
         except UnreadableImage as exc:
             reading = TrayReading.unusable(str(exc))
+        annotated_in: dict[str, Path] = {}
         if save:
             assert raw_written is not None and annotated is not None
-            write_image(annotated, annotate(frame, reading), [cv2.IMWRITE_JPEG_QUALITY, 90])
+            annotated_in = {lang: self.images_dir / f"{tag}-annotated-{lang}.jpg" for lang in LANGUAGES if lang != "en"}
+            # the other languages' captions are drawn on the writer's thread while this one is drawn here
+            others = [_writer().submit(_write_annotated, path, frame, reading, lang) for lang, path in annotated_in.items()]
+            _write_annotated(annotated, frame, reading, "en")
             raw_written.result()
+            for written in others:
+                written.result()
         reason = reading.reason
         if not settled:
             reason = (reason + "; " if reason else "") + "the tray did not settle before the timeout"
         settled_reading: TrayReading = dataclasses.replace(
             reading, cubes=dict(reading.cubes), courtiers=dict(reading.courtiers), usable=bool(reading.usable),
-            reason=reason, confidence=float(reading.confidence), raw=raw, annotated=annotated, source="camera",
+            reason=reason, confidence=float(reading.confidence), raw=raw, annotated=annotated,
+            annotated_in=annotated_in, source="camera",
             settled=settled, trusted=bool(reading.usable and reading.trusted),
             alternatives={c: [(int(n), float(p)) for n, p in alts] for c, alts in reading.alternatives.items()})
         return settled_reading

@@ -5,7 +5,10 @@ The figures come from :mod:`towermodel.luck` under the model fitted to this stat
 config's choice does not matter here: the report asks what this tower does), falling back to
 ``spielbyweb`` while the fit cannot be trusted, and saying so. The plots are drawn with matplotlib
 (its object API, no global pyplot state, so the web server's threads do not share a figure) and
-saved as PNG (shown on the page) and SVG (for print) under ``<data_dir>/report/``.
+saved as PNG (shown on the page) and SVG (for print) under ``<data_dir>/report/``, one set per language:
+the plots' words come from the message catalogue and their tick labels are written the language's way
+(Babel: "0,5" in German), so a German reader gets German pictures (``session-3-luck-de.png``) while the
+English ones keep their names.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.droplog import current_session, log_entries
+from controller.i18n import LANGUAGES, localise_number, translate
 from controller.odds import choose_model
 from controller.records import Record
 from towermodel.droplog import drops_from_lines
@@ -36,8 +40,9 @@ def _players(records: list[Record], session: int) -> list[str]:
 
 
 def build_report(records: list[Record], data_dir: Path | None, session: int | None = None, *,
-                 plots: bool = True) -> dict[str, Any]:
-    """The report of ``session`` (default: the current one); ValueError where there is none."""
+                 plots: bool = True, lang: str = "en") -> dict[str, Any]:
+    """The report of ``session`` (default: the current one), its plots drawn in ``lang`` (the page's
+    or the CLI's language; English by default); ValueError where there is none."""
     wanted = current_session(records) if session is None else session
     entries = log_entries(records, wanted)
     assert wanted is not None
@@ -47,19 +52,30 @@ def build_report(records: list[Record], data_dir: Path | None, session: int | No
     report.update(session=wanted, model={"name": name, **model_to_json(model)}, model_note=note,
                   not_cheating=NOT_CHEATING, plots={})
     if plots and data_dir is not None and drops:
-        report["plots"] = draw_plots(report, data_dir / "report", f"session-{wanted}")
+        report["plots"] = draw_plots(report, data_dir / "report", f"session-{wanted}", lang)
         report["plots"] = {k: str(Path(v).relative_to(data_dir)) for k, v in report["plots"].items()}
     report.pop("cumulative")
     return report
 
 
-def draw_plots(report: dict[str, Any], folder: Path, stem: str) -> dict[str, str]:
-    """Two figures, each as PNG and SVG: luck over the game per player, and the tower's contents."""
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
-
+def draw_plots(report: dict[str, Any], folder: Path, stem: str, lang: str = "en") -> dict[str, str]:
+    """Two figures, each as PNG and SVG: luck over the game per player, and the tower's contents.
+    Files in another language than English end in ``-<lang>`` (each language has its own set)."""
     folder.mkdir(parents=True, exist_ok=True)
+    lang = lang if lang in LANGUAGES else "en"
+    suffix = "" if lang == "en" else f"-{lang}"
     written: dict[str, str] = {}
+    written.update(_save(luck_figure(report, lang), folder / f"{stem}-luck{suffix}", "luck"))
+    written.update(_save(retention_figure(report, lang), folder / f"{stem}-retention{suffix}", "retention"))
+    return written
+
+
+def luck_figure(report: dict[str, Any], lang: str = "en") -> Any:
+    """Each side's cubes out of its battles minus what the model expected, drop by drop."""
+    from matplotlib.figure import Figure
+
+    def say(text: str) -> str:
+        return translate(text, lang)
 
     fig = Figure(figsize=(7, 3.6), dpi=120, layout="constrained")
     ax = fig.add_subplot()
@@ -68,32 +84,57 @@ def draw_plots(report: dict[str, Any], folder: Path, stem: str) -> dict[str, str
             continue
         xs = [0] + [i + 1 for i, _ in points]
         ys = [0.0] + [d for _, d in points]
-        label = "peasants" if colour == "green" else colour
+        label = say("peasants" if colour == "green" else colour)
         ax.plot(xs, ys, marker="o", markersize=3, color=SWATCH.get(colour, "#888"), label=label,
                 linestyle="--" if colour == "green" else "-")
     ax.axhline(0, color="#6b5f52", linewidth=0.8)
-    ax.set_xlabel("drop")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel("cubes out minus expected")
-    ax.set_title("Luck over the game: each side's cubes out of its battles, against the model")
+    ax.set_xlabel(say("drop"))
+    ax.set_ylabel(say("cubes out minus expected"))
+    ax.set_title(say("Luck over the game: each side's cubes out of its battles, against the model"))
+    _ticks(ax, lang)
     ax.legend(loc="best", fontsize="small", frameon=False)
-    written.update(_save(fig, folder / f"{stem}-luck", "luck"))
+    return fig
+
+
+def retention_figure(report: dict[str, Any], lang: str = "en") -> Any:
+    """Per drop: the cubes thrown in, those that came out, and what the tower held afterwards."""
+    from matplotlib.figure import Figure
+
+    def say(text: str) -> str:
+        return translate(text, lang)
 
     fig = Figure(figsize=(7, 3.2), dpi=120, layout="constrained")
     ax = fig.add_subplot()
     rows = report["retention"]
     xs = list(range(1, len(rows) + 1))
-    ax.bar(xs, [r["dropped"] for r in rows], color="#e2d6c2", label="thrown in")
-    ax.bar(xs, [r["came_out"] for r in rows], color="#b9ab96", width=0.5, label="came out")
+    ax.bar(xs, [r["dropped"] for r in rows], color="#e2d6c2", label=say("thrown in"))
+    ax.bar(xs, [r["came_out"] for r in rows], color="#b9ab96", width=0.5, label=say("came out"))
     ax.plot(xs, [r["inside_after"] for r in rows], color="#8c2f1b", marker="o", markersize=3,
-            label="inside the tower after the drop")
-    ax.set_xlabel("drop")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel("cubes")
-    ax.set_title("Retention: what the tower held back over the game")
+            label=say("inside the tower after the drop"))
+    ax.set_xlabel(say("drop"))
+    ax.set_ylabel(say("cubes"))
+    ax.set_title(say("Retention: what the tower held back over the game"))
+    _ticks(ax, lang)
     ax.legend(loc="upper right", fontsize="small", frameon=False)
-    written.update(_save(fig, folder / f"{stem}-retention", "retention"))
-    return written
+    return fig
+
+
+def _ticks(ax: Any, lang: str) -> None:
+    """Whole drops along the x axis; both axes' numbers in ``lang``'s form ("0,5" in German).
+
+    matplotlib's own locale support would switch the process's C locale, which the web server's
+    threads share; instead its tick labels are written as usual and then put in the language's form."""
+    from matplotlib.ticker import MaxNLocator, ScalarFormatter
+
+    class Localised(ScalarFormatter):
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            text = str(super().__call__(x, pos))
+            return localise_number(text, lang) or text
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if lang != "en":
+        ax.xaxis.set_major_formatter(Localised())
+        ax.yaxis.set_major_formatter(Localised())
 
 
 def _save(fig: Any, base: Path, name: str) -> dict[str, str]:

@@ -223,11 +223,12 @@ class Table:
             return with_notes({"drop_id": planned["drop_id"], "battle": planned["battle"], "plan": planned["plan"],
                                "assumed_deployed": planned["assumed_deployed"], "odds": planned["odds"]})
 
-    def report(self, session: int | None = None) -> dict[str, Any]:
-        """The luck report of a session (default: the current one), plots drawn (controller/report.py)."""
+    def report(self, session: int | None = None, lang: str = "en") -> dict[str, Any]:
+        """The luck report of a session (default: the current one), plots drawn in ``lang``
+        (controller/report.py)."""
         with self._lock:
             records = self.store.records()
-        return build_report(records, self.data_dir, session)
+        return build_report(records, self.data_dir, session, lang=lang)
 
     def fill(self) -> dict[str, Any]:
         """Plan the initial fill (players and the Emperor's Court come from the session)."""

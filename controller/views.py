@@ -43,6 +43,9 @@ def drop_view_of(drop: dict[str, Any]) -> dict[str, Any]:
         "tray_after": drop.get("tray_after"),
         "image": images.get("raw"),
         "annotated": images.get("annotated"),
+        # the same photo captioned in another language ("de" -> its path), for the page's readers
+        "annotated_in": {role.removeprefix("annotated-"): path for role, path in images.items()
+                         if role.startswith("annotated-")},
         "resolution": result,
         "needs_confirmation": bool(drop.get("needs_confirmation")),
         "doubts": drop.get("doubts", []),

@@ -3,20 +3,24 @@ and the count on a multi-cube patch legible on a black cube."""
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
-from vision.annotate import annotate, caption_lines
+from vision.annotate import annotate
+from vision.caption import caption_font, caption_lines
 from vision.reading import Detection, TrayReading
 
 
 def test_a_long_unusable_caption_wraps_inside_the_photo() -> None:
     reason = "a hand or a foreign object covers markers 1 and 3 and the tray cannot be located reliably"
-    lines = caption_lines(f"UNUSABLE: {reason}", 620, 1.0, 2)
+    font = caption_font(32)
+
+    def width(line: str) -> float:
+        return float(font.getbbox(line)[2])
+
+    lines = caption_lines(f"UNUSABLE: {reason}", 620, width)
     assert len(lines) > 1 and " ".join(lines) == f"UNUSABLE: {reason}"
-    for line in lines:
-        assert cv2.getTextSize(line, cv2.FONT_HERSHEY_SIMPLEX, 1.0, 2)[0][0] <= 620
-    assert caption_lines("x" * 200, 100, 1.0, 2) and "".join(caption_lines("x" * 200, 100, 1.0, 2)) == "x" * 200
+    assert all(width(line) <= 620 for line in lines)
+    assert caption_lines("x" * 200, 100, width) and "".join(caption_lines("x" * 200, 100, width)) == "x" * 200
 
 
 def test_the_caption_grows_with_the_photo_and_reaches_its_last_line() -> None:

@@ -2,11 +2,12 @@
 browser tests where Chromium is missing). The host walks a whole small game -- the round, the
 dice-tower card, armies into the tray, a planned attack with its odds, the release, the result and
 what to do at the table, the history, the luck report and the game's end -- and at each step no line
-of the page may still hold an English word (tests/english_left.py), while an English browser still
-reads English."""
+of the page may still hold an English word (tests/english_left.py) nor a number written the English
+way (2.3 for 2,3), while an English browser still reads English and its numbers."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,8 @@ from controller.web.server import BackgroundServer
 
 pytestmark = pytest.mark.browser
 GERMAN = {"locale": "de-DE", "extra_http_headers": {"Accept-Language": "de-DE,de;q=0.9"}}
+ENGLISH_DECIMAL = re.compile(r"(?<![\d.,])\d+\.\d+(?![\d.])")
+"""A decimal point where German writes a comma ("47.4 %"); a version or an address ("0.1.0") is not one."""
 
 
 @pytest.fixture
@@ -35,7 +38,8 @@ def table(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def _german(page, where: str) -> None:  # type: ignore[no-untyped-def]
-    left = english_in(page.inner_text("body"))
+    text = page.inner_text("body")
+    left = english_in(text) + [line for line in text.splitlines() if ENGLISH_DECIMAL.search(line)]
     assert not left, f"English on the German page ({where}):\n" + "\n".join(left)
 
 
@@ -82,6 +86,8 @@ def test_a_whole_game_on_the_german_page_shows_no_english(browser, table, viewpo
         page.click("#plan-submit")
         expect(page.locator("#release")).to_have_text("Auslösen")
         expect(page.locator("#odds")).to_contain_text("Chancen vor dem Wurf")
+        expect(page.locator(".odds-list strong").first).to_have_text(re.compile(r"^\d{1,3},\d %$"))
+        expect(page.locator("#odds")).to_contain_text(re.compile(r"Erwartet in der Schale: Rot \d+,\d, Blau \d+,\d"))
         _german(page, "the funnel and the odds")
         page.click("#release")
         expect(page.locator("#outcome, #confirm").first).to_be_visible(timeout=60_000)
@@ -93,6 +99,8 @@ def test_a_whole_game_on_the_german_page_shows_no_english(browser, table, viewpo
         page.goto(server.url.rstrip("/") + "/report")
         expect(page.locator("#luck-table")).to_be_visible()
         _german(page, "the luck report")
+        assert re.search(r"\d,\d", page.inner_text("#luck-table"))  # its expected cubes: 2,3
+        assert page.get_attribute("img.plot", "src").split("?")[0].endswith("-luck-de.png")  # the German plot
         page.goto(server.url)
         page.click("#end-game")
         expect(page.locator("#game-end-title")).to_have_text("Das Ende der Partie")
@@ -101,6 +109,11 @@ def test_a_whole_game_on_the_german_page_shows_no_english(browser, table, viewpo
         english.goto(server.url)
         expect(english.locator("#game-end-title")).to_have_text("The game's end")
         assert english_in(english.inner_text("body"))  # the same page still reads English in English
+        english.goto(server.url.rstrip("/") + "/report")
+        expect(english.locator("#luck-table")).to_be_visible()
+        assert re.search(r"\d\.\d", english.inner_text("#luck-table"))  # and its numbers: 2.3
+        assert not re.search(r"\d,\d", english.inner_text("#luck-table"))
+        assert english.get_attribute("img.plot", "src").split("?")[0].endswith("-luck.png")
         context.close()
 
 
@@ -108,7 +121,9 @@ SENTENCES = ("red wins the attack, 3 against 2 in the tray.", "Take 2 blue from 
              "Expected in the tray: the peasants 2.3, blue 5.0", "Red", "  drop 3: red attacks blue's county with 3: "
              "A tie: the county is cleared (2 against 2 in the tray).", "event: churches safe; attack +1 tile: blue; "
              "defence +1 tile: nobody; immune: yellow (against both actions)", "battles played: attack 10, revolt 2",
-             "Is it 6 or 7 red?", "a sentence the catalogue does not know")
+             "Is it 6 or 7 red?", "47.4 %", "simulated, 20,000 drops", "0.144", "+1.5",
+             "Tower model: spielbyweb (two-chance: p_new 0.667, p_stuck 0.333)", "conf 0.90: red 4, courtier blue 1",
+             "a sentence the catalogue does not know")
 
 
 def test_the_page_and_the_server_translate_alike(browser, table) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
@@ -128,3 +143,26 @@ def test_the_page_and_the_server_translate_alike(browser, table) -> None:  # typ
         context.close()
     assert done == [translate(s, "de") for s in SENTENCES]
     assert done[0] == "Rot gewinnt den Angriff, 3 gegen 2 in der Schale." and done[-1] == SENTENCES[-1]
+    assert done[SENTENCES.index("47.4 %")] == "47,4 %" and done[SENTENCES.index("simulated, 20,000 drops")] == (
+        "simuliert, 20.000 Würfe")
+
+
+def test_a_german_browser_is_shown_the_photo_captioned_in_german(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """The station writes the annotated photo per language; each browser loads its own and decodes it."""
+    from playwright.sync_api import expect
+    from test_web_browser import camera_reader_available
+
+    if not camera_reader_available():
+        pytest.skip("the simulated camera's counter is not available, so no annotated photo can be made")
+    with Table.open(data_dir=tmp_path / "data", reader="camera") as table:
+        table.new_session(["red", "blue", "yellow"])
+        table.release(table.fill()["drop_id"])
+        with BackgroundServer(create_app(table, table.data_dir, HostAccess(PIN))) as server:
+            for options, photo in ((GERMAN, "-annotated-de.jpg"), ({}, "-annotated.jpg")):
+                context = browser.new_context(viewport=PHONE, **options)
+                page = context.new_page()
+                page.goto(server.url)
+                expect(page.locator("#annotated")).to_have_attribute("src", re.compile(re.escape(photo) + "$"))
+                # decode() waits for the image (polling with wait_for_function would need eval, which the CSP forbids)
+                assert page.eval_on_selector("#annotated", "i => i.decode().then(() => i.naturalWidth)") > 100
+                context.close()

@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.caption import Say, caption_text, draw_caption
 from vision.reading import TrayReading
 
 # Drawing colours (BGR) per piece colour; outlines get a contrasting rim so they show on any cube.
@@ -22,13 +23,14 @@ _INK = {
 }
 
 
-def annotate(frame_bgr: NDArray[Any], reading: TrayReading) -> NDArray[Any]:
+def annotate(frame_bgr: NDArray[Any], reading: TrayReading, say: Say = str) -> NDArray[Any]:
     """A copy of the frame with every detection outlined and labelled, and the verdict on top.
 
     Cubes get their colour's outline and the count they stand for when it is more than one;
     courtiers a circle and a "C"; foreign objects a magenta outline and "?". A patch that puts its
     colour in doubt (``Detection.doubt``) gets a thick circle with a "?" so the host finds it at a
-    glance. The header line gives the counts, or the reason the frame is unusable.
+    glance. The caption on top gives the counts, or the reason the frame is unusable, in the words
+    ``say`` gives them (:mod:`vision.caption`; English by default).
     """
     out = frame_bgr.copy() if frame_bgr.ndim == 3 else cv2.cvtColor(frame_bgr, cv2.COLOR_GRAY2BGR)
     scale = max(out.shape[1] / 1280.0, 0.6)
@@ -54,51 +56,7 @@ def annotate(frame_bgr: NDArray[Any], reading: TrayReading) -> NDArray[Any]:
     for det in reading.detections:
         if det.doubt and len(det.outline) >= 2:
             _circle_doubt(out, det.outline, scale)
-    if reading.usable:
-        parts = [f"{c} {n}" for c, n in reading.cubes.items() if n]
-        parts += [f"courtier {c} {n}" for c, n in reading.courtiers.items() if n]
-        header = f"conf {reading.confidence:.2f}: " + (", ".join(parts) or "empty tray")
-    else:
-        header = f"UNUSABLE: {reading.reason}"
-    # The caption is read on a phone, where the photo is shown a few hundred pixels wide: its size
-    # follows the photo's width (about 1/28 of it), and it wraps instead of running off the edge.
-    font = max(0.7 * scale, out.shape[1] / 28.0 / 22.0)
-    weight = max(thick, int(round(font * 2)))
-    y = 0
-    for line in caption_lines(header, out.shape[1] - 20, font, weight):
-        (_, th), base = cv2.getTextSize(line, cv2.FONT_HERSHEY_SIMPLEX, font, weight)
-        y += th + base + 4
-        cv2.putText(out, line, (10, y), cv2.FONT_HERSHEY_SIMPLEX, font, (0, 0, 0), weight + 3, cv2.LINE_AA)
-        cv2.putText(out, line, (10, y), cv2.FONT_HERSHEY_SIMPLEX, font,
-                    (255, 255, 255) if reading.usable else (80, 80, 255), weight, cv2.LINE_AA)
-    return out
-
-
-def caption_lines(text: str, width_px: int, font_scale: float, thickness: int) -> list[str]:
-    """``text`` broken at spaces into lines no wider than ``width_px`` (a single word too long for a
-    line is cut into pieces that fit), so that no caption is cut off at the photo's edge."""
-    def fits(candidate: str) -> bool:
-        return cv2.getTextSize(candidate, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)[0][0] <= width_px
-
-    lines: list[str] = []
-    current = ""
-    for word in text.split():
-        candidate = f"{current} {word}".strip()
-        if fits(candidate):
-            current = candidate
-            continue
-        if current:
-            lines.append(current)
-        while not fits(word) and len(word) > 1:
-            cut = len(word) - 1
-            while cut > 1 and not fits(word[:cut]):
-                cut -= 1
-            lines.append(word[:cut])
-            word = word[cut:]
-        current = word
-    if current:
-        lines.append(current)
-    return lines
+    return draw_caption(out, caption_text(reading, say), reading.usable)
 
 
 _DOUBT_INK = (0, 200, 255)  # amber (BGR): stands out on every cube colour and on the grey tray

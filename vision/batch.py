@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.annotate import annotate
+from vision.caption import Say
 from vision.counter import TrayCounter
 from vision.errors import UnreadableImage
 from vision.imageio import read_frame, write_image
@@ -33,8 +34,10 @@ class FileResult:
         return self.reading.to_json(self.path)
 
 
-def count_files(counter: TrayCounter, paths: Iterable[str], annotate_dir: Path | None = None) -> Iterator[FileResult]:
-    """Yield one result per path, in order."""
+def count_files(counter: TrayCounter, paths: Iterable[str], annotate_dir: Path | None = None,
+                say: Say = str) -> Iterator[FileResult]:
+    """Yield one result per path, in order; annotated images are captioned in the words ``say`` gives
+    (the caller's language; English by default)."""
     if annotate_dir is not None:
         annotate_dir.mkdir(parents=True, exist_ok=True)
     for i, path in enumerate(paths):
@@ -48,7 +51,7 @@ def count_files(counter: TrayCounter, paths: Iterable[str], annotate_dir: Path |
         error = None
         if annotate_dir is not None:
             try:
-                out = write_image(annotate_dir / f"{i:04d}_{Path(path).stem}.png", annotate(frame, reading))
+                out = write_image(annotate_dir / f"{i:04d}_{Path(path).stem}.png", annotate(frame, reading, say))
             except OSError as exc:
                 out, error = None, str(exc)
         yield FileResult(path, reading, False, out, error)

@@ -71,6 +71,8 @@ class TrayReading:
     settled: bool = True
     raw: Path | None = None
     annotated: Path | None = None
+    # The annotated photo captioned in each other language the station speaks ("de" -> its file).
+    annotated_in: dict[str, Path] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.usable:

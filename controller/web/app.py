@@ -149,9 +149,10 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         return FileResponse(STATIC_DIR / "report.html", headers={"Cache-Control": "no-cache"})
 
     @app.get("/api/report")
-    def report(session: int | None = None) -> Any:
+    def report(request: Request, session: int | None = None) -> Any:
+        """The luck report, its plots drawn in the browser's language."""
         try:
-            return table.report(session)
+            return table.report(session, language_from_header(request.headers.get("accept-language")))
         except ValueError as err:  # no session yet, or no such session
             raise ApiError(404, str(err)) from err
 
@@ -181,9 +182,9 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
             raise table_error(err) from err
         lang = language_from_header(request.headers.get("accept-language"))  # the page's language
         if lang != "en":
-            status = {**status, "drop": localise(status.get("drop"), lang),
+            status = {**status, "drop": photo_in(localise(status.get("drop"), lang), lang),
                       "ended": localise_ended(status.get("ended"), lang)}
-            history = [localise(view, lang) for view in history]
+            history = [photo_in(localise(view, lang), lang) for view in history]
         return {"status": status, "history": history, "host": host,
                 "csrf": access.csrf_for(token) if host and token else None}
 
@@ -342,3 +343,11 @@ def create_app(table: Any, data_dir: Path, access: HostAccess, *, keepalive_s: f
         return result
 
     return app
+
+
+def photo_in(view: Any, lang: str) -> Any:
+    """A drop view whose annotated photo is the one captioned in ``lang``, where the station wrote one
+    (``annotated_in``; photos taken before it wrote them keep their English caption)."""
+    if isinstance(view, dict) and (view.get("annotated_in") or {}).get(lang):
+        return {**view, "annotated": view["annotated_in"][lang]}
+    return view

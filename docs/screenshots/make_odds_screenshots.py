@@ -1,7 +1,8 @@
 """Take the screenshots of the odds on the plan step (phone) and of the luck report (phone, tablet).
 
 Plays a seeded game of 16 battles on the simulated station (direct tray reading, so it is quick),
-plans one more (Red attacks Blue) and photographs the page in Debian's headless Chromium::
+plans one more (Red attacks Blue) and photographs the page in Debian's headless Chromium, in English
+and in German (the browser's language: ``...-de.png``, the report's plots drawn in German)::
 
     .venv/bin/python docs/screenshots/make_odds_screenshots.py [OUTPUT_DIR]
 """
@@ -12,6 +13,7 @@ import random
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import expect, sync_playwright
 
@@ -52,24 +54,33 @@ def main(out: Path) -> None:
         app = create_app(table, table.data_dir, HostAccess("246810"))
         with BackgroundServer(app) as server, sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            phone = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
-            tablet = browser.new_context(viewport={"width": 820, "height": 1180}, device_scale_factor=1)
-            page = phone.new_page()
-            page.goto(server.url)
-            expect(page.locator("#odds")).to_be_visible()
-            page.wait_for_timeout(300)
-            page.locator("#battle").screenshot(path=str(out / "odds-phone-plan.png"))
-            for context, name in ((phone, "luck-report-phone.png"), (tablet, "luck-report-tablet.png")):
-                report = context.new_page()
-                report.goto(server.url + "/report")
-                expect(report.locator("#luck-table")).to_be_visible(timeout=60_000)
-                report.wait_for_load_state("networkidle")
-                report.wait_for_timeout(300)
-                report.screenshot(path=str(out / name), full_page=True)
+            for lang, browser_language in (("en", "en-GB,en;q=0.9"), ("de", "de-DE,de;q=0.9")):
+                shoot(browser, server.url, out, "" if lang == "en" else f"-{lang}", browser_language)
             browser.close()
         table.close()
-    for name in ("odds-phone-plan.png", "luck-report-phone.png", "luck-report-tablet.png"):
+    for name in sorted(p.name for p in out.glob("*.png") if p.name.startswith(("odds-", "luck-report-"))):
         print(out / name)
+
+
+def shoot(browser: Any, url: str, out: Path, suffix: str, browser_language: str) -> None:
+    """The odds on the phone and the report on a phone and a tablet, for a browser of this language."""
+    language = {"locale": browser_language.split(",")[0], "extra_http_headers": {"Accept-Language": browser_language}}
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, **language)
+    tablet = browser.new_context(viewport={"width": 820, "height": 1180}, device_scale_factor=1, **language)
+    page = phone.new_page()
+    page.goto(url)
+    expect(page.locator("#odds")).to_be_visible()
+    page.wait_for_timeout(300)
+    page.locator("#battle").screenshot(path=str(out / f"odds-phone-plan{suffix}.png"))
+    for context, name in ((phone, "luck-report-phone"), (tablet, "luck-report-tablet")):
+        report = context.new_page()
+        report.goto(url + "/report")
+        expect(report.locator("#luck-table")).to_be_visible(timeout=60_000)
+        report.wait_for_load_state("networkidle")
+        report.wait_for_timeout(300)
+        report.screenshot(path=str(out / f"{name}{suffix}.png"), full_page=True)
+    phone.close()
+    tablet.close()
 
 
 if __name__ == "__main__":

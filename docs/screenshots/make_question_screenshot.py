@@ -5,7 +5,8 @@ camera, counter, annotation and web app. Today's counter reads the simulated tra
 no alternatives, so for this one drop a wrapper around it plays a hesitating counter: it keeps the
 counter's reading, marks one red patch as the doubt and says "red 6 (62 %) or 7 (38 %)". Everything
 after that is the station's own: the beam (a clump could hide the 7th cube) and the ledger do not
-settle it, so the page asks. A seed is chosen whose drop leaves exactly 6 red in the tray::
+settle it, so the page asks. A seed is chosen whose drop leaves exactly 6 red in the tray. The same
+question is photographed once more on a German phone (``battle-phone-question-de.png``)::
 
     .venv/bin/python docs/screenshots/make_question_screenshot.py [OUTPUT_DIR]
 """
@@ -105,12 +106,33 @@ def main(out: Path) -> None:
                           " + window.scrollY - 76)")
             host.wait_for_timeout(400)
             host.screenshot(path=str(out / "battle-phone-question.png"))
+            _shoot_german(browser, server.url, out / "battle-phone-question-de.png")
             host.click("#answer-red-6")
             expect(host.locator("#outcome")).to_be_visible(timeout=60_000)
             browser.close()
         print(f"seed {seed}: the host answered 6 red; tray after: {table.status()['drop']['tray_after']}")
         table.close()
     print(out / "battle-phone-question.png")
+    print(out / "battle-phone-question-de.png")
+
+
+def _shoot_german(browser: Any, url: str, path: Path) -> None:
+    """The host's question on a second phone whose browser asks for German."""
+    german = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, locale="de-DE",
+                                 extra_http_headers={"Accept-Language": "de-DE,de;q=0.9"})
+    page = german.new_page()
+    page.goto(url)
+    page.click("#host-button")
+    page.fill("#pin-input", PIN)
+    page.click("#pin-submit")
+    expect(page.locator("#question-text")).to_have_text("Sind es 6 oder 7 Rot?", timeout=60_000)
+    page.wait_for_load_state("networkidle")
+    page.evaluate("document.getElementById('toast').hidden = true;"
+                  "window.scrollTo(0, document.getElementById('question').getBoundingClientRect().top"
+                  " + window.scrollY - 76)")
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(path))
+    german.close()
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 // shows is looked up as it is added, so the views stay in English and nothing is translated twice.
 // A text made of parts ("Drop 3: red attacks blue") is matched against the catalogue's {placeholder}
 // msgids, and what filled each placeholder is translated the same way; this is the rule of
-// controller/i18n.py's translate(), which the server uses for its own sentences.
+// controller/i18n.py's translate(), which the server uses for its own sentences. The views write numbers
+// in English form too ("47.4 %"); the translation puts them in the page's language ("47,4 %").
 
 const T = {};
 let TEMPLATES = [];
@@ -25,6 +26,21 @@ function compile() {
   }).filter(Boolean).sort((a, b) => b.anchored - a.anchored || b.literal - a.literal);  // as controller/i18n.py
 }
 
+// A number as the English texts write it ("2.3", "-0.25", "20,000", "47.4 %"), as controller/i18n.py's
+// ENGLISH_NUMBER: put in the page's form by Intl.NumberFormat with as many decimals ("2,3", "20.000").
+const ENGLISH_NUMBER = /^([+\-\u2212]?)([1-9]\d{0,2}(?:,\d{3})+|\d+)(?:\.(\d+))?(\s?%)?$/;
+let LANG = "en";
+
+export function localNumber(text) {
+  const m = ENGLISH_NUMBER.exec(text);
+  if (!m) return null;
+  const frac = m[3] || "";
+  if (!frac && !m[2].includes(",")) return text;
+  const value = Number(m[2].replace(/,/g, "") + (frac ? `.${frac}` : ""));
+  const digits = { minimumFractionDigits: frac.length, maximumFractionDigits: frac.length };
+  return m[1] + new Intl.NumberFormat(LANG, digits).format(value) + (m[4] || "");
+}
+
 function translate(text, depth) {
   if (T[text] !== undefined) return T[text];
   const core = text.trim();
@@ -32,6 +48,8 @@ function translate(text, depth) {
   const lead = text.slice(0, text.length - text.trimStart().length);
   const trail = text.slice(text.trimEnd().length);
   if (T[core] !== undefined) return lead + T[core] + trail;
+  const number = localNumber(core);  // a number alone, or what filled a {n} of a sentence
+  if (number !== null) return lead + number + trail;
   for (const tpl of TEMPLATES) {
     const m = tpl.pattern.exec(core);
     if (m) {
@@ -45,6 +63,9 @@ function translate(text, depth) {
   if (count && T[count[2]] !== undefined) return `${lead}${count[1]} ${T[count[2]]}${trail}`;
   const tally = /^(.+) (\d+)$/.exec(core);  // "revolt 10": something the catalogue names, counted
   if (tally && T[tally[1]] !== undefined) return `${lead}${T[tally[1]]} ${tally[2]}${trail}`;
+  const valued = /^(.+) (\S+)$/.exec(core);  // "p_new 0.667": a name and its value, a decimal
+  const value = valued && localNumber(valued[2]);
+  if (value !== null && value !== valued[2]) return `${lead}${translate(valued[1], depth + 1)} ${value}${trail}`;
   for (const sep of SEPARATORS) {
     if (!core.includes(sep)) continue;
     const parts = core.split(sep);
@@ -59,10 +80,15 @@ export function tf(template, values) { return t(template).replace(PLACEHOLDER, (
 // Any English text of the page or the station in the page's language (exact, {placeholder} or by parts).
 export function tr(text) { return Object.keys(T).length && text ? translate(String(text), 0) : text; }
 
+// What this module wrote into a text node: its change comes back as a mutation and is not translated
+// again (a word would stay as it is, but "0,144" is not an English number any more).
+const WRITTEN = new WeakMap();
+
 function translateText(node) {
   const text = node.nodeValue;
+  if (WRITTEN.get(node) === text) return;
   const done = tr(text);
-  if (done !== text) node.nodeValue = done;
+  if (done !== text) { WRITTEN.set(node, done); node.nodeValue = done; }
 }
 
 function translateTree(root) {
@@ -83,7 +109,8 @@ export async function loadLanguage() {
     const answer = await fetch("/api/i18n", { headers: { Accept: "application/json" } });
     const data = await answer.json();
     Object.assign(T, data.messages || {});
-    document.documentElement.lang = data.lang || "en";
+    LANG = data.lang || "en";
+    document.documentElement.lang = LANG;
   } catch (_) { /* English: the page's own words */ }
   if (!Object.keys(T).length) return;
   compile();
