@@ -15,11 +15,13 @@ import io
 import os
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 from babel.core import Locale, UnknownLocaleError, negotiate_locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "tower"
@@ -48,7 +50,8 @@ def messages(lang: str) -> dict[str, str]:
         return {}
     with path.open("rb") as fp:
         catalog = read_po(fp, locale=lang, domain=DOMAIN)
-    return {str(m.id): str(m.string) for m in catalog if m.id and m.string and not m.fuzzy}
+    return {m.id: str(m.string) for m in catalog
+            if isinstance(m.id, str) and m.id and m.string and not m.fuzzy}  # a plural entry is gettext's alone
 
 
 def language_from_env(environ: dict[str, str] | None = None) -> str:
@@ -163,7 +166,21 @@ def translate(text: str, lang: str) -> str:
     if lang not in LANGUAGES or lang == "en" or not text or not text.strip():
         return text
     exact, templates = _catalogue(lang)
-    return _translate(text, exact, templates, 0)
+    return localised_numbers(_translate(text, exact, templates, 0), lang)
+
+
+DECIMAL = re.compile(r"(?<![\w./])\d+\.(\d+)(?![\w/]|\.\d)")
+"""A decimal number as the English sentences write it (15.7, 0.05): not part of a word, a path, a
+version or an address (1.2.3, 127.0.0.1), which stay as they are."""
+
+
+def localised_numbers(text: str, lang: str) -> str:
+    """Each decimal number of ``text`` written as ``lang`` writes it (German 15,7 and 1.234,5), by Babel,
+    with as many decimals as the English had; whole numbers are left as they are."""
+    if lang == "en":
+        return text
+    return DECIMAL.sub(lambda m: format_decimal(Decimal(m.group(0)), format="#,##0." + "0" * len(m.group(1)),
+                                                locale=lang), text)
 
 
 def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...], depth: int) -> str:
