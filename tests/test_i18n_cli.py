@@ -52,6 +52,12 @@ def command_paths(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ())
                 yield from command_paths(sub, (*prefix, name))
 
 
+def sub_parser(parser: argparse.ArgumentParser, *path: str) -> argparse.ArgumentParser:
+    for name in path:
+        parser = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[name]
+    return parser
+
+
 COMMANDS = sorted({name for path in command_paths(build_parser()) for name in path})
 STAYS = [
     re.compile(r"^\s*[{\[].*$"),  # a JSON line is for programs (`calibrate check`, `export --drops -`)
@@ -136,15 +142,16 @@ def test_the_usage_keeps_its_alignment_under_the_german_prefix(german: None, cap
 
 
 def test_argument_errors_are_german(german: None, capsys: pytest.CaptureFixture[str]) -> None:
-    code, text = said(capsys, "battle", "attack")
-    assert code == 2 and "tower battle attack: Fehler: diese Argumente fehlen: --attacker, --armies" in text
-    code, text = said(capsys, "battle", "attack", "--attacker", "red", "--armies", "drei")
-    assert code == 2 and "Fehler: Argument --armies: ungültiger Wert (int): 'drei'" in text
-    code, text = said(capsys, "tray", "show")
-    assert code == 2 and "Fehler: Argument <Aktion>: ungültige Wahl: 'show' (möglich sind 'add', 'confirm', 'set')" in text
-    code, text = said(capsys, "status", "--farbe", "rot")
-    assert code == 2 and "unbekannte Argumente: --farbe rot" in text
-    for text in (text,):
+    errors = [said(capsys, "battle", "attack"), said(capsys, "battle", "attack", "--attacker", "red", "--armies", "drei"),
+              said(capsys, "tray", "show"), said(capsys, "status", "--farbe", "rot"), said(capsys, "session")]
+    assert [code for code, _ in errors] == [2, 2, 2, 2, 2]
+    texts = [text for _, text in errors]
+    assert "tower battle attack: Fehler: diese Argumente fehlen: --attacker, --armies" in texts[0]
+    assert "Fehler: Argument --armies: ungültiger Wert (int): 'drei'" in texts[1]
+    assert "Fehler: Argument <Aktion>: ungültige Wahl: 'show' (möglich sind 'add', 'confirm', 'set')" in texts[2]
+    assert "unbekannte Argumente: --farbe rot" in texts[3]
+    assert "Aufruf: tower session [-h] <Aktion> ..." in texts[4]  # a command group alone shows its help
+    for text in texts:
         assert not english_left_in(text), english_left_in(text)
 
 
@@ -290,9 +297,7 @@ def test_english_help_is_argparse_own_under_lang_c(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("COLUMNS", "100")
     monkeypatch.setenv("LANG", "C")
     _, text = said(capsys, "battle", "attack", "--help")
-    sub = build_parser()._subparsers._group_actions[0].choices["battle"]  # type: ignore[union-attr]
-    attack = sub._subparsers._group_actions[0].choices["attack"]  # type: ignore[union-attr]
-    assert text == attack.format_help()  # byte for byte what argparse writes untranslated
+    assert text == sub_parser(build_parser(), "battle", "attack").format_help()  # byte for byte what argparse writes untranslated
     assert text.startswith("usage: tower battle attack [-h] --attacker ATTACKER") and "options:" in text
     monkeypatch.setenv("LANG", GERMAN)
     said(capsys, "battle", "attack", "--help")
