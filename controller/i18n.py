@@ -166,7 +166,7 @@ def translate(text: str, lang: str) -> str:
     if lang not in LANGUAGES or lang == "en" or not text or not text.strip():
         return text
     exact, templates = _catalogue(lang)
-    return localised_numbers(_translate(text, exact, templates, 0), lang)
+    return _translate(text, exact, templates, 0)
 
 
 DECIMAL = re.compile(r"(?<![\w./])\d+\.(\d+)(?![\w/]|\.\d)")
@@ -176,7 +176,9 @@ version or an address (1.2.3, 127.0.0.1), which stay as they are."""
 
 def localised_numbers(text: str, lang: str) -> str:
     """Each decimal number of ``text`` written as ``lang`` writes it (German 15,7 and 1.234,5), by Babel,
-    with as many decimals as the English had; whole numbers are left as they are."""
+    with as many decimals as the English had; whole numbers are left as they are. Kept apart from
+    ``translate``, which matches the page's own translator word for word (the page formats its numbers
+    with the browser's ``Intl.NumberFormat``); the CLI applies both to each line it writes."""
     if lang == "en":
         return text
     return DECIMAL.sub(lambda m: format_decimal(Decimal(m.group(0)), format="#,##0." + "0" * len(m.group(1)),

