@@ -19,6 +19,7 @@ import pytest
 from english_left import english_in
 
 from controller.cli import build_parser, main
+from controller.cli._help import argparse_speaks, speak_parser
 from controller.cli._words import spoken_text
 from controller.i18n import localised_numbers, translate
 
@@ -63,7 +64,7 @@ COMMANDS = sorted({name for path in command_paths(build_parser()) for name in pa
 STAYS = [
     re.compile(r"^\s*[{\[].*$"),  # a JSON line is for programs (`calibrate check`, `export --drops -`)
     re.compile(r"^tower(?: [\w-]+)*: "),  # the program's name before its message
-    re.compile(r"\btower(?= \[)"),  # ... and in a usage line
+    re.compile(r"\btower(?= \[)|\btower$"),  # ... in a usage line, or a command wrapped after its first word
     re.compile(r"\S*/\S*"),  # a path, a file or a URL
     re.compile(r"[\w.-]+\.(?:toml|md|csv|jsonl|svg|pdf)\b"),  # a file's name
     re.compile(r"\bX-[\w-]+"),  # an HTTP header's name
@@ -134,6 +135,16 @@ def test_every_help_text_of_the_parser_has_german() -> None:
     assert not missing, sorted(missing)
 
 
+def test_the_help_is_printed_as_argparse_laid_it_out(german: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """The German help is what the translated parser formats, not changed again on its way out (a line
+    ending in the command "tower" once became "Turm")."""
+    with argparse_speaks("de"):
+        parser = build_parser()
+        speak_parser(parser, "de")
+        for path in [("answer",), ("battle", "attack"), ("session", "round"), ()]:
+            assert said(capsys, *path, "--help")[1] == sub_parser(parser, *path).format_help()
+
+
 def test_the_usage_keeps_its_alignment_under_the_german_prefix(german: None, capsys: pytest.CaptureFixture[str]) -> None:
     _, text = said(capsys, "battle", "attack", "--help")
     usage = text.split("\n\n")[0].splitlines()
@@ -144,14 +155,18 @@ def test_the_usage_keeps_its_alignment_under_the_german_prefix(german: None, cap
 
 def test_argument_errors_are_german(german: None, capsys: pytest.CaptureFixture[str]) -> None:
     errors = [said(capsys, "battle", "attack"), said(capsys, "battle", "attack", "--attacker", "red", "--armies", "drei"),
-              said(capsys, "tray", "show"), said(capsys, "status", "--farbe", "rot"), said(capsys, "session")]
-    assert [code for code, _ in errors[:4]] == [2, 2, 2, 2]
+              said(capsys, "tray", "show"), said(capsys, "status", "--farbe", "rot"), said(capsys, "session"),
+              said(capsys, "session", "round", "--immune", "red=C"),
+              said(capsys, "battle", "attack", "--attacker", "red", "--armies", "2", "--action", "C")]
+    assert [code for code, _ in errors] == [2, 2, 2, 2, 0, 2, 2]
     texts = [text for _, text in errors]
     assert "tower battle attack: Fehler: diese Argumente fehlen: --attacker, --armies" in texts[0]
     assert "Fehler: Argument --armies: ungültiger Wert (int): 'drei'" in texts[1]
     assert "Fehler: Argument <Aktion>: ungültige Wahl: 'show' (möglich sind 'add', 'confirm', 'set')" in texts[2]
     assert "unbekannte Argumente: --farbe rot" in texts[3]
     assert "Aufruf: tower session [-h] <Aktion> ..." in texts[4]  # a command group alone shows its help
+    assert "Fehler: Argument --immune: erwartet SPIELER=A, SPIELER=B oder SPIELER=both" in texts[5]
+    assert "Fehler: Argument --action: die Aktionskarte ist A oder B (Kampf/Bewegung A oder B)" in texts[6]
     for text in texts:
         assert not english_left_in(text), english_left_in(text)
 

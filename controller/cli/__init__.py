@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 
 from controller.cli._help import argparse_speaks, speak_parser
-from controller.cli._words import spoken
+from controller.cli._words import as_written, spoken
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None, lang: str) -> int:
-    with argparse_speaks(lang):  # the help and the argument errors in the same language as the rest
+    with argparse_speaks(lang), as_written():  # the help and the argument errors in the language of the rest
         parser = build_parser()
         speak_parser(parser, lang)
         args = parser.parse_args(argv)

@@ -29,6 +29,7 @@ class TranslatingStream:
 
     def __init__(self, stream: TextIO, lang: str) -> None:
         self._stream, self._lang, self._pending = stream, lang, ""
+        self.verbatim = False  # what is written is already in the person's language (argparse's help)
 
     def write(self, text: str) -> int:
         self._pending += text
@@ -38,7 +39,7 @@ class TranslatingStream:
         return len(text)
 
     def line(self, line: str) -> str:
-        if line.lstrip().startswith(("{", "[")):  # a JSON line for a program
+        if self.verbatim or line.lstrip().startswith(("{", "[")):  # said already, or a JSON line for a program
             return line
         program = _PROGRAM.match(line)
         if program:
@@ -75,6 +76,24 @@ def spoken(lang: str | None = None) -> Iterator[str]:
             with suppress(BrokenPipeError, ValueError):  # a closed pipe or a closed capture: nothing to add
                 stream.flush()
         sys.stdout, sys.stderr = out, err
+
+
+@contextmanager
+def as_written() -> Iterator[None]:
+    """Standard output and error passed on unchanged while the block runs: for argparse, whose help and
+    errors come out of the catalogue already (``controller.cli._help``); a second pass over a German line
+    could only change what is right ("... 7 Rot?: tower" ending as "Turm")."""
+    streams = [s for s in (sys.stdout, sys.stderr) if isinstance(s, TranslatingStream)]
+    for stream in streams:
+        stream.flush()
+        stream.verbatim = True
+    try:
+        yield
+    finally:
+        for stream in streams:
+            with suppress(BrokenPipeError, ValueError):
+                stream.flush()
+            stream.verbatim = False
 
 
 def spoken_text(text: str, lang: str) -> str:
