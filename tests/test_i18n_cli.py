@@ -198,6 +198,7 @@ def test_a_game_at_the_table_is_german_with_decimal_commas(german: None, tmp_pat
         ("export", "--drops", str(tmp_path / "drops.csv"), *d),
         ("report", *d),
         ("session", "end", *d),
+        ("session", "new", "--players", "red,blue,purple", *d),  # the simulated hands empty a used tower
     ]
     everything = []
     for argv in steps:
@@ -211,6 +212,8 @@ def test_a_game_at_the_table_is_german_with_decimal_commas(german: None, tmp_pat
     assert re.search(r"Sicherheit \d,\d\d", out) and re.search(r"p-Wert.*\n(?:.*\n)*.*\b0,\d{3}\b", out)
     assert "der Trichter öffnet sich" in out and "die Würfel sind gefallen" in out  # the release's records in words
     assert "Gastgeber verbürgt sich" in out  # the page's default corrector, said as the role
+    assert re.search(r"Die simulierten Hände haben Turm, Schale und Trichter geleert \(\d+ Rot, ", out), out
+    assert "{'" not in out and "None" not in out  # what was taken out, in words, not as Python writes it
 
 
 def test_the_stored_name_of_the_default_corrector_stays_host(german: None, tmp_path: Path,
