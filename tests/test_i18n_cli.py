@@ -267,8 +267,10 @@ def test_calibrate_and_count_are_german(german: None, calibrated: tuple[Path, li
     assert "kein Farbprofil" in outputs[4]
 
 
-def test_the_demo_is_german(german: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, text = said(capsys, "demo", "--rounds", "1", "--data-dir", str(tmp_path / "demo"))
+@pytest.mark.parametrize("view", [(), ("--verbose",)], ids=["compact", "verbose"])
+def test_the_demo_is_german(german: None, view: tuple[str, ...], tmp_path: Path,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    code, text = said(capsys, "demo", "--rounds", "1", *view, "--data-dir", str(tmp_path / "demo"))
     assert code == 0, text
     assert "Würfelturm-Station für Wallenstein" in text and "Ende der Partie" in text
     assert not english_left_in(text), english_left_in(text)

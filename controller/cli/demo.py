@@ -70,7 +70,7 @@ def _run(args: argparse.Namespace) -> int:
                 p = progress.console
                 if stage == "round":
                     if args.verbose:
-                        p.rule(f"{step.title}: {round_phrase(info)}", align="left")
+                        p.rule(say(f"{step.title}: {round_phrase(info)}"), align="left")
                     else:
                         p.print(f"[bold]{step.title}[/]: {round_phrase(info)}", highlight=False)
                 elif stage == "planned":
