@@ -235,6 +235,23 @@ def test_hw_check_is_german(german: None, capsys: pytest.CaptureFixture[str]) ->
     assert not english_left_in(text), english_left_in(text)
 
 
+def test_refusals_of_the_station_config_and_the_pin_are_german(german: None, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "number.toml").write_text('[funnel]\nmin_angle = "x"\n')
+    (tmp_path / "key.toml").write_text("[funnel]\nbogus = 1\n")
+    texts = [said(capsys, "hw", "check", "--config", str(tmp_path / name)) for name in ("number.toml", "key.toml", "none.toml")]
+    texts += [said(capsys, "serve", "--pin", "12"), said(capsys, "serve", "--port", "0")]
+    assert [code for code, _ in texts] == [2, 2, 2, 2, 2]
+    shown = [text for _, text in texts]
+    assert "Fehler in der Konfiguration: " in shown[0] and "funnel.min_angle: 'x' ist keine Zahl" in shown[0]
+    assert "funnel.bogus: unbekannter Schlüssel (bekannt: backend, " in shown[1]
+    assert "diese Konfigurationsdatei gibt es nicht" in shown[2]
+    assert "tower serve: die PIN muss aus 6 bis 12 Buchstaben oder Ziffern bestehen" in shown[3]
+    assert "tower serve: --port 0 ist kein TCP-Port" in shown[4]
+    for text in shown:
+        assert not english_left_in(text), english_left_in(text)
+
+
 @pytest.fixture(scope="module")
 def calibrated(tray_dev: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[str]]]:
     """The calibrate-colours command's arguments for the rendered shots, and where its profile goes."""
