@@ -19,9 +19,8 @@ from rich.markup import escape
 from controller.i18n import language_from_env, localised_numbers, translate
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_PROGRAM = re.compile(r"^(tower(?: [\w-]+)*: (?:error: |Fehler: )?)(.*)$", re.DOTALL)
-"""An error line's "tower: " or "tower battle attack: error: " prefix (argparse's, in either language):
-the program's name stays."""
+_PROGRAM = re.compile(r"^(tower(?: [\w-]+)*: (?:error: )?)(.*)$", re.DOTALL)
+"""An error line's "tower: " or "tower battle attack: error: " prefix: the program's name stays."""
 
 
 class TranslatingStream:
