@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +45,18 @@ def learn_from_files(
     )
 
 
-def format_report(report: LearnReport) -> list[str]:
-    lines = [f"{'colour':<16}{'pixels':>8}{'spread':>8}  nearest (separation, in standard deviations)"]
+def format_report(report: LearnReport, say: Callable[[str], str] = str) -> list[str]:
+    """What was learned, one line per colour; ``say`` puts each word into the reader's language (the CLI's
+    German), the columns widening where a translated heading is longer."""
+    spread = max(8, len(say("spread")) + 1)
+    lines = [f"{say('colour'):<16}{say('pixels'):>8}{say('spread'):>{spread}}  "
+             f"{say('nearest (separation, in standard deviations)')}"]
     for r in report.colours:
-        lines.append(f"{r.colour:<16}{r.pixels:>8}{r.spread:>8.2f}  {r.nearest} ({r.separation:.1f})")
+        lines.append(f"{say(r.colour):<16}{r.pixels:>8}{r.spread:>{spread}.2f}  {say(r.nearest)} ({r.separation:.1f})")
     for r in report.courtiers:
-        lines.append(f"{'courtier ' + r.colour:<16}{r.pixels:>8}{r.spread:>8.2f}  {r.nearest} ({r.separation:.1f})")
-    lines += [f"warning: {w}" for w in report.warnings]
+        lines.append(f"{say('courtier ' + r.colour):<16}{r.pixels:>8}{r.spread:>{spread}.2f}  {say(r.nearest)} "
+                     f"({r.separation:.1f})")
+    lines += [say(f"warning: {w}") for w in report.warnings]
     return lines
 
 

@@ -50,7 +50,8 @@ def messages(lang: str) -> dict[str, str]:
         return {}
     with path.open("rb") as fp:
         catalog = read_po(fp, locale=lang, domain=DOMAIN)
-    return {str(m.id): str(m.string) for m in catalog if m.id and m.string and not m.fuzzy}
+    return {m.id: str(m.string) for m in catalog
+            if isinstance(m.id, str) and m.id and m.string and not m.fuzzy}  # a plural entry is gettext's alone
 
 
 def language_from_env(environ: dict[str, str] | None = None) -> str:
@@ -188,6 +189,29 @@ def translate(text: str, lang: str) -> str:
         return text
     exact, templates = _catalogue(lang)
     return _translate(text, exact, templates, 0, lang)
+
+
+DECIMAL = re.compile(r"(?<![\w./])\d+\.(\d+)(?![\w/]|\.\d)")
+"""A decimal number as the English sentences write it (15.7, 0.05): not part of a word, a path, a
+version or an address (1.2.3, 127.0.0.1), which stay as they are."""
+
+
+def localised_numbers(text: str, lang: str) -> str:
+    """Each decimal number of ``text`` written as ``lang`` writes it (German 15,7 and 1.234,5), by Babel,
+    with as many decimals as the English had; whole numbers are left as they are. ``translate`` writes
+    the numbers it recognises (a number alone, what fills a ``{n}``) the language's way, as the page's
+    translator does; the CLI applies this to each line after it, for the decimals left inside text no
+    msgid matched. A German thousand group ("40.000", from an English "40,000") is left as it is."""
+    if lang == "en":
+        return text
+    return DECIMAL.sub(lambda m: _decimal_in(m, lang), text)
+
+
+def _decimal_in(m: re.Match[str], lang: str) -> str:
+    whole, frac = m.group(0).split(".")
+    if len(frac) == 3 and len(whole) <= 3 and not whole.startswith("0"):
+        return m.group(0)  # "40.000": a thousand group that ``translate`` already wrote the language's way
+    return format_decimal(Decimal(m.group(0)), format="#,##0." + "0" * len(frac), locale=lang)
 
 
 def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...], depth: int, lang: str) -> str:

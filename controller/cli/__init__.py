@@ -19,7 +19,8 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from controller.cli._words import spoken
+from controller.cli._help import argparse_speaks, speak_parser
+from controller.cli._words import as_written, spoken
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,17 +67,19 @@ def _describe(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; what it prints is in the language ``LANG`` names (English or German)."""
     words = list(argv if argv is not None else sys.argv[1:])
-    with spoken("en" if "--json" in words else None):  # JSON is for programs: its strings stay as they are
-        return _run(argv)
+    with spoken("en" if "--json" in words else None) as lang:  # JSON is for programs: its strings stay as they are
+        return _run(argv, lang)
 
 
-def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    handler = getattr(args, "handler", None)
-    if handler is None:  # a command group given without its sub-command
-        parser.parse_args([*(argv if argv is not None else sys.argv[1:]), "--help"])
-        return 2
+def _run(argv: Sequence[str] | None, lang: str) -> int:
+    with argparse_speaks(lang), as_written():  # the help and the argument errors in the language of the rest
+        parser = build_parser()
+        speak_parser(parser, lang)
+        args = parser.parse_args(argv)
+        handler = getattr(args, "handler", None)
+        if handler is None:  # a command group given without its sub-command
+            parser.parse_args([*(argv if argv is not None else sys.argv[1:]), "--help"])
+            return 2
     try:
         return int(handler(args) or 0)
     except KeyboardInterrupt:

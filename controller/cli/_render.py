@@ -28,6 +28,12 @@ def colour_text(colour: str, n: int | None = None) -> Text:
     return Text("■ ", style=SWATCH.get(colour, "white")) + Text(label)
 
 
+def person(who: Any) -> str:
+    """A name as the host typed it stays; the page's default name "host" is the role, said in the reader's
+    language (the record keeps "host")."""
+    return say("host") if who == "host" else str(who)
+
+
 def counts_text(counts: dict[str, int] | None) -> Text:
     items = [(c, (counts or {}).get(c, 0)) for c in ORDER if (counts or {}).get(c, 0)]
     if not items:
@@ -81,7 +87,7 @@ def result_panel(view: dict[str, Any]) -> Panel:
                 Text("   " + say(f"(confidence {reading.get('confidence', 0):.2f}, {reading.get('source', '?')})"), style="dim"))
     if view.get("corrections"):
         last = view["corrections"][-1]
-        rows.append(Text(say("corrected by") + " ", style="yellow") + Text(str(last["who"]), style="bold yellow") +
+        rows.append(Text(say("corrected by") + " ", style="yellow") + Text(person(last["who"]), style="bold yellow") +
                     Text(": ") + counts_text(last["after"]))
     reconciled = view.get("reconciliation") or {}
     if reconciled.get("cubes") and not view.get("needs_confirmation"):
@@ -159,6 +165,8 @@ def record_phrase(rec: dict[str, Any], battle: dict[str, Any] | None = None) -> 
         return summary(battle or {}, p["result"]) if battle else str(p["result"].get("outcome", "")).replace("_", " ")
     if kind == "correction":
         return f"by {p['who']}: {counts_phrase(p['before'])} -> {counts_phrase(p['after'])}"
+    if kind in RELEASE_KINDS:
+        return release_phrase(kind, p)
     if kind == "session_new":
         return (f"session {p.get('session_id')}: {', '.join(p.get('players', []))}"
                 + (" with the Emperor's Court" if p.get("emperors_court") else ""))
@@ -187,6 +195,31 @@ def record_phrase(rec: dict[str, Any], battle: dict[str, Any] | None = None) -> 
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
             words.append(f"{key.replace('_', ' ')} {value}")
     return ", ".join(words)[:80]
+
+
+RELEASE_KINDS = ("release_started", "released", "release_not_done", "release_failed", "release_unknown",
+                 "cancelled", "resolve_refused")
+
+
+def release_phrase(kind: str, p: dict[str, Any]) -> str:
+    """A release's records in words: the beam counter, who said the cubes fell, why it failed."""
+    counter = p.get("counter_before" if kind == "release_started" else "counter_after")
+    beam = f" (beam counter {counter})" if isinstance(counter, int) else ""
+    if kind == "release_started":
+        return f"the funnel opens{beam}"
+    if kind == "released":
+        if p.get("how") == "host":
+            return f"{p.get('who')} says the cubes fell"
+        return f"the cubes fell{beam}" if p.get("how") == "funnel" else f"released: {p.get('how')}"
+    if kind == "release_not_done":
+        return f"{p.get('who')} says the cubes are still in the funnel" if p.get("how") == "host" else f"not released: {p.get('how')}"
+    if kind == "release_failed":
+        return f"the release failed: {p.get('error')}"
+    if kind == "release_unknown":
+        return str(p.get("why") or "the release may not have happened")
+    if kind == "cancelled":
+        return "the drop is cancelled: its cubes go back"
+    return f"refused: {p.get('error')}"
 
 
 class _SpokenConsole(Console):

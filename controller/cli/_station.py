@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.cli._render import console, result_panel
+from controller.cli._words import say
 from controller.table import Table
 from controller.wording import CLI_ATTACK, counts_phrase, error_text
 
@@ -41,15 +42,15 @@ def immune_arg(text: str) -> dict[str, str]:
         if protects.upper() in ("A", "B"):
             protects = protects.upper()
         if protects not in ("A", "B", "both"):
-            raise argparse.ArgumentTypeError(
-                f"expected PLAYER=A, PLAYER=B or PLAYER=both (or a bare PLAYER: both), got \"{item}\"")
+            raise argparse.ArgumentTypeError(say(  # said here: argparse's output passes on as written
+                f"expected PLAYER=A, PLAYER=B or PLAYER=both (or a bare PLAYER: both), got \"{item}\""))
         out[player.strip().lower()] = protects
     return out
 
 
 def action_arg(text: str) -> str:
     if text.upper() not in ("A", "B"):
-        raise argparse.ArgumentTypeError(f"the action card is A or B (Combat/Movement A or B), not \"{text}\"")
+        raise argparse.ArgumentTypeError(say(f"the action card is A or B (Combat/Movement A or B), not \"{text}\""))
     return text.upper()
 
 

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from rich.markup import escape
 
-from controller.i18n import language_from_env, translate
+from controller.i18n import language_from_env, localised_numbers, translate
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _PROGRAM = re.compile(r"^(tower(?: [\w-]+)*: (?:error: )?)(.*)$", re.DOTALL)
@@ -28,6 +28,7 @@ class TranslatingStream:
 
     def __init__(self, stream: TextIO, lang: str) -> None:
         self._stream, self._lang, self._pending = stream, lang, ""
+        self.verbatim = False  # what is written is already in the person's language (argparse's help)
 
     def write(self, text: str) -> int:
         self._pending += text
@@ -37,16 +38,16 @@ class TranslatingStream:
         return len(text)
 
     def line(self, line: str) -> str:
-        if line.lstrip().startswith(("{", "[")):  # a JSON line for a program
+        if self.verbatim or line.lstrip().startswith(("{", "[")):  # said already, or a JSON line for a program
             return line
         program = _PROGRAM.match(line)
         if program:
             return program.group(1) + self.line(program.group(2))
         plain = _ANSI.sub("", line)
         if plain != line:  # styled by Rich: translated only as a whole (the styles go with the English)
-            done = translate(plain, self._lang)
+            done = spoken_text(plain, self._lang)
             return done if done != plain else line
-        return translate(line, self._lang)
+        return spoken_text(line, self._lang)
 
     def flush(self) -> None:
         if self._pending:
@@ -76,10 +77,34 @@ def spoken(lang: str | None = None) -> Iterator[str]:
         sys.stdout, sys.stderr = out, err
 
 
+@contextmanager
+def as_written() -> Iterator[None]:
+    """Standard output and error passed on unchanged while the block runs: for argparse, whose help and
+    errors come out of the catalogue already (``controller.cli._help``); a second pass over a German line
+    could only change what is right ("... 7 Rot?: tower" ending as "Turm")."""
+    streams = [s for s in (sys.stdout, sys.stderr) if isinstance(s, TranslatingStream)]
+    for stream in streams:
+        stream.flush()
+        stream.verbatim = True
+    try:
+        yield
+    finally:
+        for stream in streams:
+            with suppress(BrokenPipeError, ValueError):
+                stream.flush()
+            stream.verbatim = False
+
+
+def spoken_text(text: str, lang: str) -> str:
+    """``text`` (English, already formatted) in ``lang``: its words through the catalogue, its decimal
+    numbers as the language writes them (15,7 %)."""
+    return localised_numbers(translate(text, lang), lang)
+
+
 def say(text: str) -> str:
     """``text`` in the language ``LANG`` names: for words that are not written line by line (Rich
     tables and panels, whose cells and titles are laid out before they are printed)."""
-    return translate(text, language_from_env())
+    return spoken_text(text, language_from_env())
 
 
 _MARKUP = re.compile(r"\[/?[a-z ]*\]")

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller.cli._words import say
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("calibrate", help="marker sheet, colour profile, and a check shot",
@@ -70,7 +72,7 @@ def _colours(args: argparse.Namespace) -> int:
     except (CalibrationError, OSError) as exc:
         print(f"tower calibrate colours: {exc}", file=sys.stderr)
         return 2
-    for line in format_report(report):
+    for line in format_report(report, say):
         print(line)
     print(f"profile written to {args.out}")
     return 0

@@ -18,6 +18,7 @@ from typing import Any
 from rich.table import Table
 
 from controller.cli._render import console, counts_text
+from controller.cli._words import say
 from controller.wording import counts_phrase
 
 
@@ -79,12 +80,13 @@ def _print_table(results: list[Any]) -> None:
 
     table = Table(header_style="bold")
     for column in ("image", "cubes", "courtiers", "confidence", "note"):
-        table.add_column(column)
-    for result in results:
+        table.add_column(say(column))
+    for result in results:  # each cell in the person's language before Rich wraps it
         data = result.to_json()
         if not data["usable"]:
-            table.add_row(str(result.path), "—", "—", "", f"unusable: {data['reason']}")
+            table.add_row(str(result.path), "—", "—", "", say(f"unusable: {data['reason']}"))
             continue
-        table.add_row(str(result.path), counts_text(data["cubes"]), counts_phrase(data["courtiers"], empty="none"),
-                      f"{data['confidence']:.2f}", f"annotated: {result.annotated}" if result.annotated else "")
+        table.add_row(str(result.path), counts_text(data["cubes"]), say(counts_phrase(data["courtiers"], empty="none")),
+                      say(f"{data['confidence']:.2f}"),
+                      f"{say('annotated:')} {result.annotated}" if result.annotated else "")
     console().print(table)

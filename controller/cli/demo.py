@@ -54,7 +54,7 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError, OSError) as err:
         out.print(f"[red]tower demo: {getattr(err, 'message', None) or err}[/]")
         return 2
-    out.rule("[bold]Wallenstein tower station: a scripted game on simulated hardware")
+    out.rule("[bold]" + say("Wallenstein tower station: a scripted game on simulated hardware"))
     out.print(f"records and photos: {data_dir.resolve()}")
     with opened as table:
         if not table.station.hands_simulated:
@@ -70,7 +70,7 @@ def _run(args: argparse.Namespace) -> int:
                 p = progress.console
                 if stage == "round":
                     if args.verbose:
-                        p.rule(f"{step.title}: {round_phrase(info)}", align="left")
+                        p.rule(say(f"{step.title}: {round_phrase(info)}"), align="left")
                     else:
                         p.print(f"[bold]{step.title}[/]: {round_phrase(info)}", highlight=False)
                 elif stage == "planned":
@@ -103,7 +103,7 @@ def _run(args: argparse.Namespace) -> int:
         status = table.status()
         verify = table.verify()
         photos = sorted((data_dir / "images").glob("drop-*-annotated.*"))
-    out.rule("[bold]End of the game")
+    out.rule("[bold]" + say("End of the game"))
     out.print(status_table(status))
     out.print("battles played: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(kinds.items())))
     out.print(f"tower log verify: {'ok' if verify['ok'] else 'FAILED: ' + str(verify['problem'])} "

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from controller import data_dir
+from controller.cli._words import say
 from controller.data_dir import StationBusy, open_records
 from controller.records import RecordsError
 from hardware.config import load_config
@@ -52,18 +53,20 @@ def _check(args: argparse.Namespace) -> int:
     finally:
         if lock_fd is not None:
             os.close(lock_fd)
+    # Each cell in the person's language before Rich lays the table out (a wrapped cell is only a piece).
     table = Table(title=f"tower hw check: {config.source}")
     for column in ("device", "check", "result", "detail", "time"):
-        table.add_column(column, overflow="fold")
-    style = {PASS: "[green]pass[/]", FAIL: "[bold red]FAIL[/]"}
+        table.add_column(say(column), overflow="fold")
+    style = {PASS: f"[green]{say('pass')}[/]", FAIL: f"[bold red]{say('FAIL')}[/]"}
     for r in results:
-        table.add_row(r.device, r.check, style.get(r.status, "[yellow]skip[/]"), r.detail, f"{r.seconds:.2f} s")
+        table.add_row(say(r.device), say(r.check), style.get(r.status, f"[yellow]{say('skip')}[/]"), say(r.detail),
+                      say(f"{r.seconds:.2f} s"))
     console.print(table)
     failed = [r for r in results if r.status == FAIL]
     if failed:
-        console.print(f"[bold red]{len(failed)} check(s) failed[/]")
+        console.print(f"[bold red]{say(f'{len(failed)} check(s) failed')}[/]")
         return 1
-    console.print("[green]all devices passed[/]")
+    console.print(f"[green]{say('all devices passed')}[/]")
     return 0
 
 

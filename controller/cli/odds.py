@@ -26,6 +26,7 @@ from controller.cli._words import say
 from controller.cli.battle import EXIT_INVALID, BattleFileError, _emit, _fail, read_battle
 from controller.data_dir import open_records, records_dir
 from controller.droplog import export_entry, log_entries
+from controller.wording import plural
 from engine.colours import PALETTE
 from engine.errors import BattleInputError
 from towermodel.droplog import DropLogError, drops_from_lines, parse_drop_log
@@ -173,7 +174,7 @@ def _export(args: argparse.Namespace) -> int:
             handle.write(text)
     except OSError as exc:
         return _fail(f"cannot write {args.drops}: {exc.strerror or exc}", "--drops")
-    print(f"{len(entries)} drops written to {args.drops} ({form})", file=sys.stderr)
+    print(f"{plural(len(entries), 'drop')} written to {args.drops} ({form})", file=sys.stderr)
     return 0
 
 

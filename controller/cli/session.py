@@ -25,7 +25,7 @@ from controller.cli._station import (
     release_and_clean,
     station_flags,
 )
-from controller.wording import CLI_COUNTY, round_phrase
+from controller.wording import CLI_COUNTY, counts_phrase, round_phrase
 
 
 def register(subparsers: Any) -> None:
@@ -141,7 +141,7 @@ def _session_new(args: argparse.Namespace) -> int:
         if status.get("emptied") is not None:
             taken = status["emptied"]
             console().print("The simulated hands emptied the tower, the tray and the funnel"
-                            + (f" (took out {taken})" if taken else " (they were empty)") + ".")
+                            + (f" (took out {counts_phrase(taken)})" if taken else " (they were empty)") + ".")
         else:
             console().print("[bold]Empty the tower[/] (turn it over and shake it), [bold]the tray and the funnel[/] "
                             "before `tower fill`: the tower ledger starts from an empty tower.")
