@@ -13,14 +13,25 @@ lumped group (all cubes behave alike, so lumping them is exact).
 * Shelves: how the cubes inside lie on the shelves is hidden, so drops of the tower are simulated
   from a fixed seed (``method: simulated``), but only the tower's part: the rule never looks at a
   colour, so a simulated drop is a pair (thrown cubes out, inside cubes out), drawn by
-  :func:`towermodel.tower.shelves_out_by_origin`. Which colours those are is a draw without
+  :func:`towermodel.shelf_sampler.draw_shelves`. Which colours those are is a draw without
   replacement from each origin, and its part is computed exactly: :func:`outcome_given_origins`
-  gives P(outcome | pair) for every pair, and the odds are the mean of that over the simulated
-  pairs (a Rao-Blackwellised estimate: the same expectation, with the colours' variance taken
-  out). The number of drops follows from the estimate's own variance: at least
-  :data:`MIN_SAMPLES`, and as many as 1.96^2 var / 0.005^2 needs so that each probability is within
-  0.005 of the exact value at 95 % confidence, at most :data:`SAMPLES` (which a plain proportion
-  needs, 1.96 * sqrt(0.25 / 40,000) = 0.0049, so the ceiling always meets the bound).
+  gives P(outcome | pair) for every pair. Two more parts are taken out of the variance, honestly:
+
+  - the old cubes lying on the last shelf come out independently with one chance per drop (set
+    by how many cubes pass that shelf), so their number is binomial and is averaged exactly
+    (:func:`with_last_shelf_averaged`); each drop gives P(outcome | the rest of the drop), whose
+    mean over the drops is the same expectation (Rao-Blackwellisation);
+  - a few counts of each drop have exact means in closed form (the old cubes on the first shelf,
+    the thrown and the old cubes leaving it, and of those the ones passing the second shelf:
+    :func:`towermodel.shelf_sampler.control_means`), so they serve as control variates: the odds
+    are the intercept of the least-squares fit of the per-drop values on those counts minus their
+    means (:func:`control_variate_means`), with its standard error.
+
+  The number of drops follows from that standard error: at least :data:`MIN_SAMPLES`, and as many
+  as bring each probability within 0.005 of the exact value at 95 % confidence (1.96 standard
+  errors), at most :data:`SAMPLES` (which a plain proportion needs, 1.96 * sqrt(0.25 / 40,000) =
+  0.0049; the values lie in [0, 1] and the fit only takes variance out, so the ceiling always meets
+  the bound).
 
 The outcome rule mirrors the engine's resolver (``engine/resolver.py``); tests check every odds
 figure against a brute-force enumeration that calls the engine's own ``resolve`` on every tray.
@@ -42,7 +53,8 @@ from engine.errors import BattleInputError, json_path
 from engine.model import Attack, Revolt
 from engine.parse import battle_from_json
 from towermodel.models import Shelves, TowerModelParams, TwoChance
-from towermodel.tower import sample_came_out, shelves_out_by_origin
+from towermodel.shelf_sampler import ShelvesDraws, control_means, draw_shelves
+from towermodel.tower import sample_came_out
 
 SAMPLES = 40_000
 """Simulated drops per battle at most: a plain proportion is within 0.005 of the exact one at 95 %
@@ -232,45 +244,105 @@ def _strength_shares(sides: Sides, counts: dict[str, int]) -> tuple[float, float
     return a / total, d / total
 
 
-def samples_needed(values: NDArray[Any]) -> int:
-    """Drops needed so that the mean of each row of ``values`` (one column per drop) is within
-    0.005 of its expectation at 95 % confidence, by the rows' sample variance."""
-    variance = float(values.var(axis=1, ddof=1).max()) if values.shape[1] > 1 else 0.25
-    return int(np.ceil(Z95**2 * variance / HALF_WIDTH**2))
+@dataclass(frozen=True)
+class ShelvesEstimate:
+    """The simulated shelves odds: P(outcome) in outcome-code order, the expected thrown and inside
+    cubes out, the 95 % half-width of the least precise probability, and the drops simulated."""
+
+    probs: NDArray[Any]
+    thrown_out: float
+    inside_out: float
+    half_width: float
+    samples: int
 
 
-def shelves_draws(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: Shelves, seed: int
-                  ) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
-    """The simulated shelves drops behind the odds: P(outcome | the drop's origin counts) per drop (a
-    ``(3, n)`` array, rows in outcome-code order) and the thrown and inside cubes out per drop.
+def with_last_shelf_averaged(given: NDArray[Any], draws: ShelvesDraws) -> NDArray[Any]:
+    """Per drop, P(outcome | the drop) with the old cubes lying on the last shelf averaged exactly:
+    each comes out independently with the drop's ``last_chance``, so their number is binomial and
+    P(outcome) is ``given`` weighted by that binomial (a ``(3, n)`` array; the tie is what the other
+    two leave). Drops alike in (cubes out by origin, cubes lying, cubes passing) share one value, so
+    it is computed once per distinct drop, each binomial once per distinct (lying, passing) pair,
+    and each outcome's values are taken from the flattened ``given`` in one gather."""
+    width = given.shape[2]
+    lying, passing = draws.last_lying, draws.last_passing
+    span = int(passing.max(initial=0)) + 1
+    pair_key = lying * span + passing
+    kinds, drop_kind = np.unique((draws.thrown_out * width + draws.inside_out) * (width * span) + pair_key,
+                                 return_inverse=True)
+    origins, kind_pair = kinds // (width * span), kinds % (width * span)
+    pairs, pair_index = np.unique(kind_pair, return_inverse=True)
+    b = np.arange(int(lying.max(initial=0)) + 1)
+    chances = 1.0 - (1.0 - draws.p_knock) ** (pairs % span)
+    weights = binom.pmf(b[None, :], (pairs // span)[:, None], chances[:, None])[pair_index.ravel()]
+    # Cubes out of the inside beyond its total have weight 0: clip the index, not the weight.
+    flat = np.minimum(origins[:, None] + b[None, :], (origins // width + 1)[:, None] * width - 1)
+    attacker, defender = ((np.take(given[code], flat) * weights).sum(axis=1) for code in (ATTACKER_WINS, DEFENDER_WINS))
+    averaged = np.empty((3, len(kinds)))
+    averaged[ATTACKER_WINS], averaged[DEFENDER_WINS] = attacker, defender
+    averaged[TIE] = 1.0 - attacker - defender
+    per_drop: NDArray[Any] = averaged[:, drop_kind.ravel()]
+    return per_drop
 
-    :data:`MIN_SAMPLES` drops first; while the variance of those values asks for more
-    (:func:`samples_needed`), more are drawn from the same generator, up to :data:`SAMPLES`."""
+
+def control_variate_means(values: NDArray[Any], controls: NDArray[Any], means: NDArray[Any]
+                          ) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Each row's mean over the drops (columns) of ``values``, and its standard error, taking out the
+    part of its variance that the ``controls`` (one row per drop) explain linearly: their exact
+    ``means`` are known, so the intercept of the least-squares fit of each row on ``controls -
+    means`` estimates the row's expectation (the control-variate estimator), with the usual
+    standard error of an intercept (residual variance, the design's inverse Gram matrix)."""
+    n = values.shape[1]
+    design = np.column_stack([np.ones(n), controls - means])
+    gram = design.T @ design
+    inverse_gram = np.linalg.pinv(gram)
+    moments = design.T @ values.T
+    coef = inverse_gram @ moments
+    # The residual sum of squares without the residuals: y'y - coef' X'y (least squares).
+    squares = np.einsum("rn,rn->r", values, values) - np.einsum("cr,cr->r", coef, moments)
+    dof = max(n - int(np.linalg.matrix_rank(gram)), 1)
+    variance = np.maximum(squares, 0.0) / dof
+    return coef[0], np.sqrt(variance * inverse_gram[0, 0])
+
+
+def shelves_estimate(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: Shelves, seed: int
+                     ) -> ShelvesEstimate:
+    """The shelves odds from simulated drops (module docstring): :data:`MIN_SAMPLES` drops first; while
+    the estimate's standard error asks for more, to bring each probability within
+    :data:`HALF_WIDTH` at 95 % confidence, more are drawn from the same generator (5 % more than the
+    error asks for, so that one more round is almost always enough), up to :data:`SAMPLES`."""
     given = outcome_given_origins(sides, dropped, inside)
     thrown, stuck = sum(dropped.values()), sum(inside.values())
+    means = control_means(model, thrown, stuck)
     rng = np.random.default_rng(seed)
-    t_out, i_out = shelves_out_by_origin(model, thrown, stuck, MIN_SAMPLES, rng)
+    rows: list[NDArray[Any]] = []
+    controls: list[NDArray[Any]] = []
+    more = MIN_SAMPLES
     while True:
-        values = given[:, t_out, i_out]
-        need = samples_needed(values)
-        if need <= len(t_out) or len(t_out) >= SAMPLES:
-            return values, t_out, i_out
-        # 5 % more than the estimate asks for, so that one more round is almost always enough.
-        more = min(SAMPLES, int(need * 1.05) + 1) - len(t_out)
-        t_more, i_more = shelves_out_by_origin(model, thrown, stuck, more, rng)
-        t_out, i_out = np.concatenate([t_out, t_more]), np.concatenate([i_out, i_more])
+        draws = draw_shelves(model, thrown, stuck, more, rng)
+        expected_inside = draws.inside_out + draws.last_lying * draws.last_chance
+        rows.append(np.vstack([with_last_shelf_averaged(given, draws), draws.thrown_out, expected_inside]))
+        controls.append(draws.controls)
+        values = np.concatenate(rows, axis=1)
+        estimate, error = control_variate_means(values, np.concatenate(controls), means)
+        samples = values.shape[1]
+        half_width = float(Z95 * error[:3].max())
+        need = int(np.ceil(samples * (half_width / HALF_WIDTH) ** 2))
+        if need <= samples or samples >= SAMPLES:
+            probs = np.clip(estimate[:3], 0.0, None)
+            return ShelvesEstimate(probs / probs.sum(), float(estimate[3]), float(estimate[4]), half_width, samples)
+        more = min(SAMPLES, int(need * 1.05) + 1) - samples
 
 
 def _shelves_odds(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: Shelves, seed: int
                   ) -> tuple[NDArray[Any], float, float, int]:
-    """The shelves odds, Rao-Blackwellised (module docstring), and the number of drops simulated.
-    The expected strengths are conditioned the same way: given the origin counts, each side's
-    expected cubes are its share of each origin times the cubes out of it."""
-    values, t_out, i_out = shelves_draws(sides, dropped, inside, model, seed)
+    """The shelves odds (:func:`shelves_estimate`) and the number of drops simulated. The expected
+    strengths are conditioned the same way: given the origin counts, each side's expected cubes are
+    its share of each origin times the cubes out of it."""
+    estimate = shelves_estimate(sides, dropped, inside, model, seed)
     a_t, d_t = _strength_shares(sides, dropped)
     a_i, d_i = _strength_shares(sides, inside)
-    mean_t, mean_i = float(t_out.mean()), float(i_out.mean())
-    return values.mean(axis=1), a_t * mean_t + a_i * mean_i, d_t * mean_t + d_i * mean_i, len(t_out)
+    t, i = estimate.thrown_out, estimate.inside_out
+    return estimate.probs, a_t * t + a_i * i, d_t * t + d_i * i, estimate.samples
 
 
 def battle_odds(data: dict[str, Any], model: TowerModelParams, model_name: str, *,
