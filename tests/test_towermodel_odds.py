@@ -224,7 +224,7 @@ def test_shelves_odds_agree_with_drawing_every_colour(index: int) -> None:
     """The shelves odds against the plain estimate of 40,000 simulated drops whose colours are drawn
     too (other seed); and the number of drops meets the 0.005 bound at 95 % by the estimate's own
     standard error (or is the 40,000 a plain proportion needs)."""
-    from towermodel.odds import SAMPLES, SEED, _prepare, shelves_estimate, simulated_by_colour
+    from towermodel.odds import MIN_SAMPLES, SAMPLES, SEED, _prepare, shelves_estimate, simulated_by_colour
 
     battle = LARGE_SHELVES_BATTLES[index]
     model = named_model("shelves")
@@ -239,7 +239,7 @@ def test_shelves_odds_agree_with_drawing_every_colour(index: int) -> None:
     estimate = shelves_estimate(sides, dropped, inside, model, SEED)
     assert odds["samples"] == estimate.samples
     assert estimate.half_width <= 0.005 or odds["samples"] == SAMPLES
-    assert 4_000 <= odds["samples"] <= SAMPLES
+    assert MIN_SAMPLES <= odds["samples"] <= SAMPLES
 
 
 def test_control_variate_means_take_out_what_the_controls_explain() -> None:
@@ -258,6 +258,18 @@ def test_control_variate_means_take_out_what_the_controls_explain() -> None:
     assert estimate[0] == pytest.approx(0.22 + noise.mean(), abs=4 * error[0])
 
 
+def test_poisson_binomial_lists_every_outcome() -> None:
+    from towermodel.odds import poisson_binomial
+
+    chances = np.array([[0.1, 0.0], [0.5, 0.3], [0.9, 0.0]])
+    pmf = poisson_binomial(chances)
+    for column in range(2):
+        listed = np.zeros(4)
+        for happened in itertools.product((0, 1), repeat=3):
+            listed[sum(happened)] += np.prod([c if h else 1 - c for c, h in zip(chances[:, column], happened, strict=True)])
+        assert pmf[column] == pytest.approx(listed, abs=1e-15)
+
+
 PRECISION_BATTLES = [
     # The bench's hardest shelves battle: every cube inside the defender's, 32 dropped.
     {"battle": "attack", "attacker": "blue", "attacking_armies": 25, "defender": "yellow", "defending_armies": 3,
@@ -269,18 +281,20 @@ PRECISION_BATTLES = [
 
 
 def _long_run(battle: dict[str, Any], drops: int) -> np.ndarray:
-    """P(outcome) from ``drops`` simulated drops (another seed), the plain mean of P(outcome | drop)
-    with no control variates, so that a wrong control mean would show as a difference."""
-    from towermodel.odds import _prepare, outcome_given_origins, with_last_shelf_averaged
-    from towermodel.shelf_sampler import draw_shelves
+    """P(outcome) from ``drops`` simulated drops (another seed) whose every fate in the tower is
+    drawn (only the colours are computed): no exact averaging over the last shelf and no control
+    variates, so that a mistake in either would show as a difference."""
+    from towermodel.odds import _prepare, outcome_given_origins
+    from towermodel.shelf_sampler import shelves_out_by_origin
 
     sides, dropped, inside = _prepare(battle)
     given = outcome_given_origins(sides, dropped, inside)
     rng = np.random.default_rng(99)
     total = np.zeros(3)
     for _ in range(drops // 40_000):
-        draws = draw_shelves(named_model("shelves"), sum(dropped.values()), sum(inside.values()), 40_000, rng)
-        total += with_last_shelf_averaged(given, draws).sum(axis=1)
+        thrown_out, inside_out = shelves_out_by_origin(named_model("shelves"), sum(dropped.values()),
+                                                       sum(inside.values()), 40_000, rng)
+        total += given[:, thrown_out, inside_out].sum(axis=1)
     return total / (drops // 40_000 * 40_000)
 
 

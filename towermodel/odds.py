@@ -22,10 +22,12 @@ lumped group (all cubes behave alike, so lumping them is exact).
     (:func:`with_last_shelf_averaged`); each drop gives P(outcome | the rest of the drop), whose
     mean over the drops is the same expectation (Rao-Blackwellisation);
   - a few counts of each drop have exact means in closed form (the old cubes on the first shelf,
-    the thrown and the old cubes leaving it, and of those the ones passing the second shelf:
-    :func:`towermodel.shelf_sampler.control_means`), so they serve as control variates: the odds
-    are the intercept of the least-squares fit of the per-drop values on those counts minus their
-    means (:func:`control_variate_means`), with its standard error.
+    the thrown and the old cubes leaving it, and of those the ones passing the second shelf), and
+    the number of thrown cubes passing the second shelf has an exact distribution (a small Markov
+    chain), so they and an indicator per likely value of that number serve as control variates
+    (:func:`towermodel.shelf_sampler.controls_for`): the odds are the intercept of the
+    least-squares fit of the per-drop values on the controls minus their means
+    (:func:`control_variate_means`), with its standard error.
 
   The number of drops follows from that standard error: at least :data:`MIN_SAMPLES`, and as many
   as bring each probability within 0.005 of the exact value at 95 % confidence (1.96 standard
@@ -53,14 +55,14 @@ from engine.errors import BattleInputError, json_path
 from engine.model import Attack, Revolt
 from engine.parse import battle_from_json
 from towermodel.models import Shelves, TowerModelParams, TwoChance
-from towermodel.shelf_sampler import ShelvesDraws, control_means, draw_shelves
+from towermodel.shelf_sampler import ShelvesDraws, controls_for, draw_shelves
 from towermodel.tower import sample_came_out
 
 SAMPLES = 40_000
 """Simulated drops per battle at most: a plain proportion is within 0.005 of the exact one at 95 %
 confidence with 40,000 (two-chance models simulated use exactly this many)."""
 
-MIN_SAMPLES = 4_000
+MIN_SAMPLES = 2_000
 """Simulated shelves drops at least, so that the variance the number of drops is chosen from is
 itself estimated well."""
 
@@ -256,32 +258,61 @@ class ShelvesEstimate:
     samples: int
 
 
-def with_last_shelf_averaged(given: NDArray[Any], draws: ShelvesDraws) -> NDArray[Any]:
-    """Per drop, P(outcome | the drop) with the old cubes lying on the last shelf averaged exactly:
-    each comes out independently with the drop's ``last_chance``, so their number is binomial and
-    P(outcome) is ``given`` weighted by that binomial (a ``(3, n)`` array; the tie is what the other
-    two leave). Drops alike in (cubes out by origin, cubes lying, cubes passing) share one value, so
-    it is computed once per distinct drop, each binomial once per distinct (lying, passing) pair,
-    and each outcome's values are taken from the flattened ``given`` in one gather."""
+def poisson_binomial(chances: NDArray[Any]) -> NDArray[Any]:
+    """P(``x`` of independent events happen), ``x`` = 0..r, for each column of ``chances`` (``(r, n)``,
+    one event per row): an ``(n, r + 1)`` array, built one event at a time."""
+    rows, n = chances.shape
+    pmf = np.zeros((n, rows + 1))
+    pmf[:, 0] = 1.0
+    for row, chance in enumerate(chances):
+        happened = pmf[:, : row + 1] * chance[:, None]
+        pmf[:, : row + 1] *= 1.0 - chance[:, None]
+        pmf[:, 1 : row + 2] += happened
+    return pmf
+
+
+def _averaged_over_lying(given: NDArray[Any], thrown: NDArray[Any], inside: NDArray[Any], lying: NDArray[Any],
+                         passing: NDArray[Any], p_knock: float) -> tuple[NDArray[Any], NDArray[Any]]:
+    """P(attacker wins) and P(defender wins) when ``thrown`` and ``inside`` cubes came out and each of
+    ``lying`` more inside cubes comes out with ``1 - (1 - p_knock) ** passing`` (per entry). Entries
+    alike share one value, so it is computed once per distinct entry, each binomial once per
+    distinct (lying, passing) pair, and each outcome's values are taken from the flattened
+    ``given`` in one gather."""
     width = given.shape[2]
-    lying, passing = draws.last_lying, draws.last_passing
     span = int(passing.max(initial=0)) + 1
-    pair_key = lying * span + passing
-    kinds, drop_kind = np.unique((draws.thrown_out * width + draws.inside_out) * (width * span) + pair_key,
-                                 return_inverse=True)
+    kinds, entry_kind = np.unique((thrown * width + inside) * (width * span) + lying * span + passing,
+                                  return_inverse=True)
     origins, kind_pair = kinds // (width * span), kinds % (width * span)
     pairs, pair_index = np.unique(kind_pair, return_inverse=True)
     b = np.arange(int(lying.max(initial=0)) + 1)
-    chances = 1.0 - (1.0 - draws.p_knock) ** (pairs % span)
+    chances = 1.0 - (1.0 - p_knock) ** (pairs % span)
     weights = binom.pmf(b[None, :], (pairs // span)[:, None], chances[:, None])[pair_index.ravel()]
     # Cubes out of the inside beyond its total have weight 0: clip the index, not the weight.
     flat = np.minimum(origins[:, None] + b[None, :], (origins // width + 1)[:, None] * width - 1)
     attacker, defender = ((np.take(given[code], flat) * weights).sum(axis=1) for code in (ATTACKER_WINS, DEFENDER_WINS))
-    averaged = np.empty((3, len(kinds)))
-    averaged[ATTACKER_WINS], averaged[DEFENDER_WINS] = attacker, defender
-    averaged[TIE] = 1.0 - attacker - defender
-    per_drop: NDArray[Any] = averaged[:, drop_kind.ravel()]
-    return per_drop
+    return attacker[entry_kind.ravel()], defender[entry_kind.ravel()]
+
+
+def with_last_shelf_averaged(given: NDArray[Any], draws: ShelvesDraws) -> NDArray[Any]:
+    """Per drop, P(outcome | the drop) with the last shelf's knocks averaged exactly (a ``(3, n)``
+    array; the tie is what the other two leave).
+
+    Given which cubes reached the last shelf and which of them passed it, every cube lying there
+    comes out independently with a chance of its own (``draws``): the thrown cubes that came to
+    rest there add a Poisson-binomial number of thrown cubes out, the old cubes lying there before
+    the drop a binomial number of inside cubes out. P(outcome) is ``given`` weighted by both; the
+    inside cubes knocked out from the streams above stay as drawn."""
+    knocked = poisson_binomial(draws.thrown_resting_chances)
+    drop, extra = np.nonzero(knocked > 0.0)
+    weight = knocked[drop, extra]
+    attacker, defender = _averaged_over_lying(given, draws.thrown_passing_last[drop] + extra, draws.inside_out[drop],
+                                              draws.last_lying[drop], draws.last_passing[drop], draws.p_knock)
+    n = len(draws.thrown_out)
+    averaged = np.empty((3, n))
+    averaged[ATTACKER_WINS] = np.bincount(drop, weights=weight * attacker, minlength=n)
+    averaged[DEFENDER_WINS] = np.bincount(drop, weights=weight * defender, minlength=n)
+    averaged[TIE] = 1.0 - averaged[ATTACKER_WINS] - averaged[DEFENDER_WINS]
+    return averaged
 
 
 def control_variate_means(values: NDArray[Any], controls: NDArray[Any], means: NDArray[Any]
@@ -312,18 +343,19 @@ def shelves_estimate(sides: Sides, dropped: dict[str, int], inside: dict[str, in
     error asks for, so that one more round is almost always enough), up to :data:`SAMPLES`."""
     given = outcome_given_origins(sides, dropped, inside)
     thrown, stuck = sum(dropped.values()), sum(inside.values())
-    means = control_means(model, thrown, stuck)
+    controls = controls_for(model, thrown, stuck)
     rng = np.random.default_rng(seed)
     rows: list[NDArray[Any]] = []
-    controls: list[NDArray[Any]] = []
+    columns: list[NDArray[Any]] = []
     more = MIN_SAMPLES
     while True:
         draws = draw_shelves(model, thrown, stuck, more, rng)
+        expected_thrown = draws.thrown_passing_last + draws.thrown_resting_chances.sum(axis=0)
         expected_inside = draws.inside_out + draws.last_lying * draws.last_chance
-        rows.append(np.vstack([with_last_shelf_averaged(given, draws), draws.thrown_out, expected_inside]))
-        controls.append(draws.controls)
+        rows.append(np.vstack([with_last_shelf_averaged(given, draws), expected_thrown, expected_inside]))
+        columns.append(controls.columns(draws))
         values = np.concatenate(rows, axis=1)
-        estimate, error = control_variate_means(values, np.concatenate(controls), means)
+        estimate, error = control_variate_means(values, np.concatenate(columns), controls.means)
         samples = values.shape[1]
         half_width = float(Z95 * error[:3].max())
         need = int(np.ceil(samples * (half_width / HALF_WIDTH) ** 2))

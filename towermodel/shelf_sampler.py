@@ -6,7 +6,7 @@ this drop, or inside before it), since the rule never looks at a colour. Besides
 each drop, a draw keeps what the odds' estimator needs to take variance out honestly: the part of
 the last shelf that can be averaged exactly (its old cubes come out as one binomial), and a few
 counts from the first two shelves whose exact means are known in closed form
-(:func:`control_means`), used as control variates.
+(:func:`count_means`, :func:`thrown_passing_second_pmf`), used as control variates.
 """
 
 from __future__ import annotations
@@ -63,29 +63,41 @@ def split_over_shelves(inside: NDArray[Any], n_shelves: int, n: int, rng: np.ran
 FRESH, OLD = 1, 2
 """A cube's origin in a stream of cubes: thrown in this drop, or inside before it (0: an empty place)."""
 
-CONTROLS = ("old on the first shelf", "thrown cubes leaving the first shelf", "old cubes leaving the first shelf",
-            "thrown cubes passing the second shelf", "old cubes passing the second shelf")
-"""The control counts of :class:`ShelvesDraws`, in column order (a tower of two shelves or more)."""
+COUNTS = ("old on the first shelf", "thrown cubes leaving the first shelf", "old cubes leaving the first shelf",
+          "thrown cubes passing the second shelf", "old cubes passing the second shelf")
+"""The counts of :class:`ShelvesDraws` whose exact means are known (:func:`count_means`), in column
+order (a tower of two shelves or more)."""
+
+THROWN_PASSING = COUNTS.index("thrown cubes passing the second shelf")
+
+INDICATOR_AT_LEAST = 0.01
+"""A value of the thrown cubes passing the second shelf gets its own control (an indicator) where
+its exact probability is at least this: rarer values would be absent from a sample too often for
+their indicator to say anything."""
 
 
 @dataclass(frozen=True)
 class ShelvesDraws:
-    """``n`` drops of a shelves tower, colour-blind: one entry per drop.
+    """``n`` drops of a shelves tower, colour-blind: one entry (column) per drop.
 
-    ``thrown_out`` thrown cubes came out; ``inside_out`` cubes that were inside came out by way of the
-    streams (knocked off a shelf above the last, then out); on top of those, each of the
-    ``last_lying`` cubes that lay on the last shelf before the drop comes out independently with
-    :attr:`last_chance` (it stays only if each of the ``last_passing`` cubes passing that shelf
-    misses it), which is left as a chance rather than drawn so that the odds can average over it
-    exactly. ``controls`` holds the :data:`CONTROLS` counts per drop (``(n, 5)``; ``(n, 0)`` for a
-    tower of one shelf)."""
+    ``thrown_out`` thrown cubes came out, every fate drawn: ``thrown_passing_last`` of them passed
+    the last shelf, and of the thrown cubes that came to rest on it each was knocked out afterwards
+    with its chance in ``thrown_resting_chances`` (``(r, n)``, padded with chance 0). ``inside_out``
+    cubes that were inside came out by way of the streams (knocked off a shelf above the last, then
+    out); on top of those, each of the ``last_lying`` cubes that lay on the last shelf before the
+    drop comes out independently with :attr:`last_chance` (it stays only if each of the
+    ``last_passing`` cubes passing that shelf misses it), which is left as a chance rather than
+    drawn. The chances let the odds average over those fates exactly. ``counts`` holds the
+    :data:`COUNTS` per drop (``(n, 5)``; ``(n, 0)`` for a tower of one shelf)."""
 
     thrown_out: NDArray[Any]
+    thrown_passing_last: NDArray[Any]
+    thrown_resting_chances: NDArray[Any]
     inside_out: NDArray[Any]
     last_lying: NDArray[Any]
     last_passing: NDArray[Any]
     p_knock: float
-    controls: NDArray[Any]
+    counts: NDArray[Any]
 
     @property
     def last_chance(self) -> NDArray[Any]:
@@ -123,15 +135,16 @@ def draw_shelves(model: Shelves, thrown: int, inside: int, n: int, rng: np.rando
         elif shelf == 1:
             columns += [passing_fresh, passing_old]
     last_lying = np.array(old_on[-1][0], dtype=np.int64)
-    thrown_out, inside_out, passing_fresh, passing_old = _last_shelf(stream, p, k, rng)
+    thrown_out, inside_out, passing_fresh, passing_old, resting_chances = _last_shelf(stream, p, k, rng)
     if model.n_shelves == 2:
         columns += [passing_fresh, passing_old]
-    controls = np.stack(columns, axis=1).astype(np.float64) if columns else np.zeros((n, 0))
-    return ShelvesDraws(thrown_out, inside_out, last_lying, passing_fresh + passing_old, k, controls)
+    counts = np.stack(columns, axis=1).astype(np.float64) if columns else np.zeros((n, 0))
+    return ShelvesDraws(thrown_out, passing_fresh, resting_chances, inside_out, last_lying, passing_fresh + passing_old,
+                        k, counts)
 
 
-def control_means(model: Shelves, thrown: int, inside: int) -> NDArray[Any]:
-    """The exact expectations of :class:`ShelvesDraws`'s ``controls`` (an empty array for one shelf).
+def count_means(model: Shelves, thrown: int, inside: int) -> NDArray[Any]:
+    """The exact expectations of :class:`ShelvesDraws`'s ``counts`` (an empty array for one shelf).
 
     The first shelf is reached by the thrown cubes alone, each passing it with ``p_pass``
     independently of all else, so a cube lying there stays through ``m`` arrivals behind it with
@@ -148,6 +161,62 @@ def control_means(model: Shelves, thrown: int, inside: int) -> NDArray[Any]:
     thrown_leave = thrown * p + (1.0 - p) * float((1.0 - stays).sum())
     old_leave = old_first * (1.0 - (1.0 - p * k) ** thrown)
     return np.array([old_first, thrown_leave, old_leave, p * thrown_leave, p * old_leave])
+
+
+def thrown_leaving_first_pmf(model: Shelves, thrown: int) -> NDArray[Any]:
+    """P(``m`` thrown cubes leave the first shelf), ``m`` = 0..thrown, exactly.
+
+    How many thrown cubes lie on the first shelf is a Markov chain over the arrivals, whatever the
+    old cubes do (each knock hits each lying cube on its own): an arrival comes to rest (one more),
+    or passes and each lying cube stays with ``1 - p_knock`` (a binomial thinning)."""
+    p, k = model.p_pass, model.p_knock
+    size = np.arange(thrown + 1)
+    thinning = binom.pmf(size[None, :], size[:, None], 1.0 - k)  # [lying before, lying after]
+    lying = np.zeros(thrown + 1)
+    lying[0] = 1.0
+    for _ in range(thrown):
+        rested = np.concatenate([[0.0], lying[:-1]])
+        lying = (1.0 - p) * rested + p * (lying @ thinning)
+    leaving: NDArray[Any] = lying[::-1]
+    return leaving
+
+
+def thrown_passing_second_pmf(model: Shelves, thrown: int) -> NDArray[Any]:
+    """P(``j`` thrown cubes pass the second shelf), ``j`` = 0..thrown, exactly: each of those leaving
+    the first shelf (:func:`thrown_leaving_first_pmf`) passes it with ``p_pass``."""
+    size = np.arange(thrown + 1)
+    passing: NDArray[Any] = thrown_leaving_first_pmf(model, thrown) @ binom.pmf(size[None, :], size[:, None], model.p_pass)
+    return passing
+
+
+@dataclass(frozen=True)
+class Controls:
+    """The control variates of the shelves odds: the :data:`COUNTS`, and an indicator for each
+    likely value of the thrown cubes passing the second shelf but the likeliest (the outcome is
+    seldom a straight line in that count, which decides most of the thrown cubes' fate), with their
+    exact means."""
+
+    means: NDArray[Any]
+    indicated: NDArray[Any]
+
+    def columns(self, draws: ShelvesDraws) -> NDArray[Any]:
+        """The controls of each drop of ``draws``: an ``(n, len(means))`` array."""
+        if not len(self.indicated):
+            return draws.counts
+        passing = draws.counts[:, THROWN_PASSING]
+        return np.column_stack([draws.counts, (passing[:, None] == self.indicated[None, :]).astype(np.float64)])
+
+
+def controls_for(model: Shelves, thrown: int, inside: int) -> Controls:
+    """The :class:`Controls` of drops of ``model`` with ``thrown`` cubes thrown and ``inside`` inside
+    (none for a tower of one shelf)."""
+    means = count_means(model, thrown, inside)
+    if model.n_shelves < 2:
+        return Controls(means, np.zeros(0))
+    pmf = thrown_passing_second_pmf(model, thrown)
+    likely = np.flatnonzero(pmf >= INDICATOR_AT_LEAST)
+    indicated = likely[likely != np.argmax(pmf)]
+    return Controls(np.concatenate([means, pmf[indicated]]), indicated.astype(np.float64))
 
 
 def shelves_out_by_origin(model: Shelves, thrown: int, inside: int, n: int, rng: np.random.Generator
@@ -227,9 +296,10 @@ def _shelf_stream(stream: NDArray[Any], old: NDArray[Any], p: float, k: float, r
 
 
 def _last_shelf(stream: NDArray[Any], p: float, k: float, rng: np.random.Generator
-                ) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any], NDArray[Any]]:
-    """Thrown and old cubes out of the last shelf by way of ``stream`` (the cubes reaching it), and how
-    many thrown and how many old cubes passed it.
+                ) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any], NDArray[Any], NDArray[Any]]:
+    """Thrown and old cubes out of the last shelf by way of ``stream`` (the cubes reaching it), how
+    many thrown and how many old cubes passed it, and the chance of each thrown cube that came to
+    rest there to be knocked out (``(r, n)``, padded with 0).
 
     A cube reaching it passes (out) or comes to rest; one at rest is knocked out by each passing cube
     behind it with ``p_knock``, independently, so it stays with ``(1 - p_knock) ** passing_behind``.
@@ -244,5 +314,11 @@ def _last_shelf(stream: NDArray[Any], p: float, k: float, rng: np.random.Generat
     stays_below = (p + (1.0 - p) * (1.0 - k) ** np.arange(len(stream) + 1)).astype(np.float32)
     out = passing | (arrived & (u >= stays_below[behind]))
     fresh, old = stream == FRESH, stream == OLD
+    resting = fresh & ~passing
+    # Each draw's thrown cubes at rest, packed to the top rows in stream order.
+    row = np.cumsum(resting, axis=0) - 1
+    chances = np.zeros((int(row.max(initial=-1)) + 1, stream.shape[1]))
+    places, draws = np.nonzero(resting)
+    chances[row[places, draws], draws] = 1.0 - (1.0 - k) ** behind[places, draws]
     return ((out & fresh).sum(axis=0).astype(np.int64), (out & old).sum(axis=0).astype(np.int64),
-            (passing & fresh).sum(axis=0).astype(np.int64), (passing & old).sum(axis=0).astype(np.int64))
+            (passing & fresh).sum(axis=0).astype(np.int64), (passing & old).sum(axis=0).astype(np.int64), chances)
