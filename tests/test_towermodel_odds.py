@@ -274,9 +274,10 @@ PRECISION_BATTLES = [
     # The bench's hardest shelves battle: every cube inside the defender's, 32 dropped.
     {"battle": "attack", "attacker": "blue", "attacking_armies": 25, "defender": "yellow", "defending_armies": 3,
      "revolt_markers": 0, "buildings": [], "tray_before": {"blue": 4}, "tower_before": {"yellow": 40}},
-    # Two cubes thrown into a full tower of bystanders: the most drops asked for (about 25,000).
-    {"battle": "revolt", "defender": "yellow", "defending_armies": 1, "revolt_markers": 1, "buildings": [],
-     "tray_before": {}, "tower_before": {"red": 33}},
+    # One army against a neutral county, the tower full of the attacker's own cubes: two cubes thrown,
+    # the most drops asked for of 350 battles searched (about 5,000).
+    {"battle": "attack", "attacker": "blue", "attacking_armies": 1, "defender": None, "defending_armies": 0,
+     "revolt_markers": 0, "buildings": [], "tray_before": {}, "tower_before": {"blue": 23}},
 ]
 
 
@@ -301,10 +302,12 @@ def _long_run(battle: dict[str, Any], drops: int) -> np.ndarray:
 @pytest.mark.parametrize("index", range(len(PRECISION_BATTLES)))
 def test_shelves_odds_are_within_their_bound_of_a_long_run(index: int) -> None:
     """The promise itself: each probability within 0.005 of the exact value at 95 % confidence. The
-    exact value is stood in for by 400,000 drops (its own 95 % error is below 0.0015); the odds
-    with 20 other seeds must each state a half-width within 0.005, miss the long run by more than
-    0.005 + 0.0015 in at most 2 of the 20 (about 1 expected, for the least precise probability), and
-    not lean to one side on average (a bias the half-width does not know of)."""
+    exact value is stood in for by 400,000 drops (standard error at most sqrt(0.25 / 400,000) =
+    0.0008, so its own 95 % error is below 0.0016); the odds with 20 other seeds must each state a
+    half-width within 0.005, miss the long run by more than 0.005 + 0.0016 in at most 2 of the 20
+    (about 1 expected, for the least precise probability), and not lean to one side: their mean
+    over the 20 seeds within 3 standard errors of the long run (0.003: its 0.0008 and the mean's
+    0.0026 / sqrt(20) together), a bias the half-width does not know of."""
     from towermodel.odds import _prepare, shelves_estimate
 
     battle = PRECISION_BATTLES[index]
@@ -316,5 +319,5 @@ def test_shelves_odds_are_within_their_bound_of_a_long_run(index: int) -> None:
         assert estimate.half_width <= 0.005
         errors.append(estimate.probs - reference)
     worst = np.abs(np.array(errors)).max(axis=1)
-    assert np.sum(worst > 0.0065) <= 2, (reference, worst)
-    assert np.all(np.abs(np.mean(errors, axis=0)) <= 0.002), (reference, np.mean(errors, axis=0))
+    assert np.sum(worst > 0.0066) <= 2, (reference, worst)
+    assert np.all(np.abs(np.mean(errors, axis=0)) <= 0.003), (reference, np.mean(errors, axis=0))

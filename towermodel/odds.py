@@ -62,7 +62,7 @@ SAMPLES = 40_000
 """Simulated drops per battle at most: a plain proportion is within 0.005 of the exact one at 95 %
 confidence with 40,000 (two-chance models simulated use exactly this many)."""
 
-MIN_SAMPLES = 2_000
+MIN_SAMPLES = 1_000
 """Simulated shelves drops at least, so that the variance the number of drops is chosen from is
 itself estimated well."""
 
@@ -276,21 +276,22 @@ def _averaged_over_lying(given: NDArray[Any], thrown: NDArray[Any], inside: NDAr
     """P(attacker wins) and P(defender wins) when ``thrown`` and ``inside`` cubes came out and each of
     ``lying`` more inside cubes comes out with ``1 - (1 - p_knock) ** passing`` (per entry). Entries
     alike share one value, so it is computed once per distinct entry, each binomial once per
-    distinct (lying, passing) pair, and each outcome's values are taken from the flattened
-    ``given`` in one gather."""
+    distinct (lying, passing) pair; the values it weighs are one window of ``given`` per entry."""
     width = given.shape[2]
     span = int(passing.max(initial=0)) + 1
     kinds, entry_kind = np.unique((thrown * width + inside) * (width * span) + lying * span + passing,
                                   return_inverse=True)
     origins, kind_pair = kinds // (width * span), kinds % (width * span)
     pairs, pair_index = np.unique(kind_pair, return_inverse=True)
-    b = np.arange(int(lying.max(initial=0)) + 1)
+    most = int(lying.max(initial=0))
     chances = 1.0 - (1.0 - p_knock) ** (pairs % span)
-    weights = binom.pmf(b[None, :], (pairs // span)[:, None], chances[:, None])[pair_index.ravel()]
-    # Cubes out of the inside beyond its total have weight 0: clip the index, not the weight.
-    flat = np.minimum(origins[:, None] + b[None, :], (origins // width + 1)[:, None] * width - 1)
-    attacker, defender = ((np.take(given[code], flat) * weights).sum(axis=1) for code in (ATTACKER_WINS, DEFENDER_WINS))
-    return attacker[entry_kind.ravel()], defender[entry_kind.ravel()]
+    weights = binom.pmf(np.arange(most + 1)[None, :], (pairs // span)[:, None], chances[:, None])[pair_index.ravel()]
+    # Windows of `most + 1` inside counts from each entry's own; past the cubes inside the weight is 0.
+    padded = np.zeros((given.shape[1], width + most, 2))
+    padded[:, :width, 0], padded[:, :width, 1] = given[ATTACKER_WINS], given[DEFENDER_WINS]
+    windows = np.lib.stride_tricks.sliding_window_view(padded, most + 1, axis=1)  # [t, i, code, b]
+    both = np.einsum("kcb,kb->ck", windows[origins // width, origins % width], weights)
+    return both[0][entry_kind.ravel()], both[1][entry_kind.ravel()]
 
 
 def with_last_shelf_averaged(given: NDArray[Any], draws: ShelvesDraws) -> NDArray[Any]:
