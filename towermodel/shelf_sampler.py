@@ -277,7 +277,7 @@ def _shelf_stream(stream: NDArray[Any], old: NDArray[Any], p: float, k: float, r
     below = np.zeros((length + int(old.max(initial=0)), n), dtype=np.int8)
     ends = np.zeros(n, dtype=np.int64)
     every = np.arange(n)
-    passed = np.zeros((3, n), dtype=np.int64)
+    passed_fresh, passed_old = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     u_pass = rng.random((length, n), dtype=np.float32)
     u_knock = rng.random((length, n), dtype=np.float32)
     for position in range(length):
@@ -285,14 +285,16 @@ def _shelf_stream(stream: NDArray[Any], old: NDArray[Any], p: float, k: float, r
         arrived = kinds > 0
         passing = (u_pass[position] < p) & arrived
         resting = arrived & ~passing
-        fresh += resting & (kinds == FRESH)
-        old += resting & (kinds == OLD)
-        passed[kinds, every] += passing
+        is_fresh, is_old = kinds == FRESH, kinds == OLD
+        fresh += resting & is_fresh
+        old += resting & is_old
+        passed_fresh += passing & is_fresh
+        passed_old += passing & is_old
         # The passing cube leaves first (in a draw where none passes, this writes 0 on an empty place).
         below[ends, every] = np.where(passing, kinds, 0)
         ends += passing
         _knock_loose(fresh, old, k, below, ends, passing, u_knock[position], rng)
-    return below[: int(ends.max(initial=0))], passed[FRESH], passed[OLD]
+    return below[: int(ends.max(initial=0))], passed_fresh, passed_old
 
 
 def _last_shelf(stream: NDArray[Any], p: float, k: float, rng: np.random.Generator
