@@ -224,7 +224,8 @@ def test_shelves_odds_agree_with_drawing_every_colour(index: int) -> None:
     """The shelves odds against the plain estimate of 40,000 simulated drops whose colours are drawn
     too (other seed); and the number of drops meets the 0.005 bound at 95 % by the estimate's own
     standard error (or is the 40,000 a plain proportion needs)."""
-    from towermodel.odds import MIN_SAMPLES, SAMPLES, SEED, _prepare, shelves_estimate, simulated_by_colour
+    from towermodel.odds import SEED, _prepare, outcome_given_origins, simulated_by_colour
+    from towermodel.shelves_estimate import MIN_SAMPLES, SAMPLES, shelves_estimate
 
     battle = LARGE_SHELVES_BATTLES[index]
     model = named_model("shelves")
@@ -236,7 +237,8 @@ def test_shelves_odds_agree_with_drawing_every_colour(index: int) -> None:
         assert odds[key] == pytest.approx(plain[code], abs=0.01), (key, odds, plain)
     assert odds["expected_in_tray"]["attacker"] == pytest.approx(a_mean, abs=0.05)
     assert odds["expected_in_tray"]["defender"] == pytest.approx(d_mean, abs=0.05)
-    estimate = shelves_estimate(sides, dropped, inside, model, SEED)
+    estimate = shelves_estimate(outcome_given_origins(sides, dropped, inside), model, sum(dropped.values()),
+                                sum(inside.values()), SEED)
     assert odds["samples"] == estimate.samples
     assert estimate.half_width <= 0.005 or odds["samples"] == SAMPLES
     assert MIN_SAMPLES <= odds["samples"] <= SAMPLES
@@ -245,7 +247,7 @@ def test_shelves_odds_agree_with_drawing_every_colour(index: int) -> None:
 def test_control_variate_means_take_out_what_the_controls_explain() -> None:
     """Values that are a straight line in a control of known mean: the estimate is the line at that
     mean, exactly, with no error left; with noise on top, the error is the noise's."""
-    from towermodel.odds import control_variate_means
+    from towermodel.shelves_estimate import control_variate_means
 
     rng = np.random.default_rng(4)
     control = rng.binomial(20, 0.3, size=(5000, 1)).astype(float)
@@ -259,7 +261,7 @@ def test_control_variate_means_take_out_what_the_controls_explain() -> None:
 
 
 def test_poisson_binomial_lists_every_outcome() -> None:
-    from towermodel.odds import poisson_binomial
+    from towermodel.shelves_estimate import poisson_binomial
 
     chances = np.array([[0.1, 0.0], [0.5, 0.3], [0.9, 0.0]])
     pmf = poisson_binomial(chances)
@@ -308,14 +310,16 @@ def test_shelves_odds_are_within_their_bound_of_a_long_run(index: int) -> None:
     (about 1 expected, for the least precise probability), and not lean to one side: their mean
     over the 20 seeds within 3 standard errors of the long run (0.003: its 0.0008 and the mean's
     0.0026 / sqrt(20) together), a bias the half-width does not know of."""
-    from towermodel.odds import _prepare, shelves_estimate
+    from towermodel.odds import _prepare, outcome_given_origins
+    from towermodel.shelves_estimate import shelves_estimate
 
     battle = PRECISION_BATTLES[index]
     sides, dropped, inside = _prepare(battle)
     reference = _long_run(battle, 400_000)
     errors = []
+    given = outcome_given_origins(sides, dropped, inside)
     for seed in range(1, 21):
-        estimate = shelves_estimate(sides, dropped, inside, named_model("shelves"), seed)
+        estimate = shelves_estimate(given, named_model("shelves"), sum(dropped.values()), sum(inside.values()), seed)
         assert estimate.half_width <= 0.005
         errors.append(estimate.probs - reference)
     worst = np.abs(np.array(errors)).max(axis=1)

@@ -19,7 +19,7 @@ lumped group (all cubes behave alike, so lumping them is exact).
 
   - the old cubes lying on the last shelf come out independently with one chance per drop (set
     by how many cubes pass that shelf), so their number is binomial and is averaged exactly
-    (:func:`with_last_shelf_averaged`); each drop gives P(outcome | the rest of the drop), whose
+    (:func:`towermodel.shelves_estimate.with_last_shelf_averaged`); each drop gives P(outcome | the rest of the drop), whose
     mean over the drops is the same expectation (Rao-Blackwellisation);
   - a few counts of each drop have exact means in closed form (the old cubes on the first shelf,
     the thrown and the old cubes leaving it, and of those the ones passing the second shelf), and
@@ -27,13 +27,13 @@ lumped group (all cubes behave alike, so lumping them is exact).
     chain), so they and an indicator per likely value of that number serve as control variates
     (:func:`towermodel.shelf_sampler.controls_for`): the odds are the intercept of the
     least-squares fit of the per-drop values on the controls minus their means
-    (:func:`control_variate_means`), with its standard error.
+    (:func:`towermodel.shelves_estimate.control_variate_means`), with its standard error.
 
-  The number of drops follows from that standard error: at least :data:`MIN_SAMPLES`, and as many
-  as bring each probability within 0.005 of the exact value at 95 % confidence (1.96 standard
-  errors), at most :data:`SAMPLES` (which a plain proportion needs, 1.96 * sqrt(0.25 / 40,000) =
-  0.0049; the values lie in [0, 1] and the fit only takes variance out, so the ceiling always meets
-  the bound).
+  The number of drops follows from that standard error: at least 1,000, and as many as bring each
+  probability within 0.005 of the exact value at 95 % confidence (1.96 standard errors), at most
+  40,000, which a plain proportion needs (1.96 * sqrt(0.25 / 40,000) = 0.0049; the values lie in
+  [0, 1] and the fit only takes variance out, so the ceiling always meets the bound); see
+  :mod:`towermodel.shelves_estimate`.
 
 The outcome rule mirrors the engine's resolver (``engine/resolver.py``); tests check every odds
 figure against a brute-force enumeration that calls the engine's own ``resolve`` on every tray.
@@ -55,19 +55,8 @@ from engine.errors import BattleInputError, json_path
 from engine.model import Attack, Revolt
 from engine.parse import battle_from_json
 from towermodel.models import Shelves, TowerModelParams, TwoChance
-from towermodel.shelf_sampler import ShelvesDraws, controls_for, draw_shelves
+from towermodel.shelves_estimate import SAMPLES, shelves_estimate
 from towermodel.tower import sample_came_out
-
-SAMPLES = 40_000
-"""Simulated drops per battle at most: a plain proportion is within 0.005 of the exact one at 95 %
-confidence with 40,000 (two-chance models simulated use exactly this many)."""
-
-MIN_SAMPLES = 1_000
-"""Simulated shelves drops at least, so that the variance the number of drops is chosen from is
-itself estimated well."""
-
-Z95, HALF_WIDTH = 1.96, 0.005
-"""Each simulated probability is within ``HALF_WIDTH`` of the exact one at 95 % confidence."""
 
 SEED = 20_260_101
 """The simulated odds are seeded, so that the same battle always gets the same figures."""
@@ -246,132 +235,13 @@ def _strength_shares(sides: Sides, counts: dict[str, int]) -> tuple[float, float
     return a / total, d / total
 
 
-@dataclass(frozen=True)
-class ShelvesEstimate:
-    """The simulated shelves odds: P(outcome) in outcome-code order, the expected thrown and inside
-    cubes out, the 95 % half-width of the least precise probability, and the drops simulated."""
-
-    probs: NDArray[Any]
-    thrown_out: float
-    inside_out: float
-    half_width: float
-    samples: int
-
-
-def poisson_binomial(chances: NDArray[Any]) -> NDArray[Any]:
-    """P(``x`` of independent events happen), ``x`` = 0..r, for each column of ``chances`` (``(r, n)``,
-    one event per row): an ``(n, r + 1)`` array, built one event at a time."""
-    rows, n = chances.shape
-    pmf = np.zeros((n, rows + 1))
-    pmf[:, 0] = 1.0
-    for row, chance in enumerate(chances):
-        happened = pmf[:, : row + 1] * chance[:, None]
-        pmf[:, : row + 1] *= 1.0 - chance[:, None]
-        pmf[:, 1 : row + 2] += happened
-    return pmf
-
-
-def _averaged_over_lying(given: NDArray[Any], thrown: NDArray[Any], inside: NDArray[Any], lying: NDArray[Any],
-                         passing: NDArray[Any], p_knock: float) -> tuple[NDArray[Any], NDArray[Any]]:
-    """P(attacker wins) and P(defender wins) when ``thrown`` and ``inside`` cubes came out and each of
-    ``lying`` more inside cubes comes out with ``1 - (1 - p_knock) ** passing`` (per entry). Entries
-    alike share one value, so it is computed once per distinct entry, each binomial once per
-    distinct (lying, passing) pair; the values it weighs are one window of ``given`` per entry."""
-    width = given.shape[2]
-    span = int(passing.max(initial=0)) + 1
-    kinds, entry_kind = np.unique((thrown * width + inside) * (width * span) + lying * span + passing,
-                                  return_inverse=True)
-    origins, kind_pair = kinds // (width * span), kinds % (width * span)
-    pairs, pair_index = np.unique(kind_pair, return_inverse=True)
-    most = int(lying.max(initial=0))
-    chances = 1.0 - (1.0 - p_knock) ** (pairs % span)
-    weights = binom.pmf(np.arange(most + 1)[None, :], (pairs // span)[:, None], chances[:, None])[pair_index.ravel()]
-    # Windows of `most + 1` inside counts from each entry's own; past the cubes inside the weight is 0.
-    padded = np.zeros((given.shape[1], width + most, 2))
-    padded[:, :width, 0], padded[:, :width, 1] = given[ATTACKER_WINS], given[DEFENDER_WINS]
-    windows = np.lib.stride_tricks.sliding_window_view(padded, most + 1, axis=1)  # [t, i, code, b]
-    both = np.einsum("kcb,kb->ck", windows[origins // width, origins % width], weights)
-    return both[0][entry_kind.ravel()], both[1][entry_kind.ravel()]
-
-
-def with_last_shelf_averaged(given: NDArray[Any], draws: ShelvesDraws) -> NDArray[Any]:
-    """Per drop, P(outcome | the drop) with the last shelf's knocks averaged exactly (a ``(3, n)``
-    array; the tie is what the other two leave).
-
-    Given which cubes reached the last shelf and which of them passed it, every cube lying there
-    comes out independently with a chance of its own (``draws``): the thrown cubes that came to
-    rest there add a Poisson-binomial number of thrown cubes out, the old cubes lying there before
-    the drop a binomial number of inside cubes out. P(outcome) is ``given`` weighted by both; the
-    inside cubes knocked out from the streams above stay as drawn."""
-    knocked = poisson_binomial(draws.thrown_resting_chances)
-    drop, extra = np.nonzero(knocked > 0.0)
-    weight = knocked[drop, extra]
-    attacker, defender = _averaged_over_lying(given, draws.thrown_passing_last[drop] + extra, draws.inside_out[drop],
-                                              draws.last_lying[drop], draws.last_passing[drop], draws.p_knock)
-    n = len(draws.thrown_out)
-    averaged = np.empty((3, n))
-    averaged[ATTACKER_WINS] = np.bincount(drop, weights=weight * attacker, minlength=n)
-    averaged[DEFENDER_WINS] = np.bincount(drop, weights=weight * defender, minlength=n)
-    averaged[TIE] = 1.0 - averaged[ATTACKER_WINS] - averaged[DEFENDER_WINS]
-    return averaged
-
-
-def control_variate_means(values: NDArray[Any], controls: NDArray[Any], means: NDArray[Any]
-                          ) -> tuple[NDArray[Any], NDArray[Any]]:
-    """Each row's mean over the drops (columns) of ``values``, and its standard error, taking out the
-    part of its variance that the ``controls`` (one row per drop) explain linearly: their exact
-    ``means`` are known, so the intercept of the least-squares fit of each row on ``controls -
-    means`` estimates the row's expectation (the control-variate estimator), with the usual
-    standard error of an intercept (residual variance, the design's inverse Gram matrix)."""
-    n = values.shape[1]
-    design = np.column_stack([np.ones(n), controls - means])
-    gram = design.T @ design
-    inverse_gram = np.linalg.pinv(gram)
-    moments = design.T @ values.T
-    coef = inverse_gram @ moments
-    # The residual sum of squares without the residuals: y'y - coef' X'y (least squares).
-    squares = np.einsum("rn,rn->r", values, values) - np.einsum("cr,cr->r", coef, moments)
-    dof = max(n - int(np.linalg.matrix_rank(gram)), 1)
-    variance = np.maximum(squares, 0.0) / dof
-    return coef[0], np.sqrt(variance * inverse_gram[0, 0])
-
-
-def shelves_estimate(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: Shelves, seed: int
-                     ) -> ShelvesEstimate:
-    """The shelves odds from simulated drops (module docstring): :data:`MIN_SAMPLES` drops first; while
-    the estimate's standard error asks for more, to bring each probability within
-    :data:`HALF_WIDTH` at 95 % confidence, more are drawn from the same generator (5 % more than the
-    error asks for, so that one more round is almost always enough), up to :data:`SAMPLES`."""
-    given = outcome_given_origins(sides, dropped, inside)
-    thrown, stuck = sum(dropped.values()), sum(inside.values())
-    controls = controls_for(model, thrown, stuck)
-    rng = np.random.default_rng(seed)
-    rows: list[NDArray[Any]] = []
-    columns: list[NDArray[Any]] = []
-    more = MIN_SAMPLES
-    while True:
-        draws = draw_shelves(model, thrown, stuck, more, rng)
-        expected_thrown = draws.thrown_passing_last + draws.thrown_resting_chances.sum(axis=0)
-        expected_inside = draws.inside_out + draws.last_lying * draws.last_chance
-        rows.append(np.vstack([with_last_shelf_averaged(given, draws), expected_thrown, expected_inside]))
-        columns.append(controls.columns(draws))
-        values = np.concatenate(rows, axis=1)
-        estimate, error = control_variate_means(values, np.concatenate(columns), controls.means)
-        samples = values.shape[1]
-        half_width = float(Z95 * error[:3].max())
-        need = int(np.ceil(samples * (half_width / HALF_WIDTH) ** 2))
-        if need <= samples or samples >= SAMPLES:
-            probs = np.clip(estimate[:3], 0.0, None)
-            return ShelvesEstimate(probs / probs.sum(), float(estimate[3]), float(estimate[4]), half_width, samples)
-        more = min(SAMPLES, int(need * 1.05) + 1) - samples
-
-
 def _shelves_odds(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: Shelves, seed: int
                   ) -> tuple[NDArray[Any], float, float, int]:
-    """The shelves odds (:func:`shelves_estimate`) and the number of drops simulated. The expected
-    strengths are conditioned the same way: given the origin counts, each side's expected cubes are
-    its share of each origin times the cubes out of it."""
-    estimate = shelves_estimate(sides, dropped, inside, model, seed)
+    """The shelves odds (:func:`towermodel.shelves_estimate.shelves_estimate`) and the number of drops
+    simulated. The expected strengths are conditioned the same way: given the origin counts, each
+    side's expected cubes are its share of each origin times the cubes out of it."""
+    estimate = shelves_estimate(outcome_given_origins(sides, dropped, inside), model, sum(dropped.values()),
+                                sum(inside.values()), seed)
     a_t, d_t = _strength_shares(sides, dropped)
     a_i, d_i = _strength_shares(sides, inside)
     t, i = estimate.thrown_out, estimate.inside_out
