@@ -4,9 +4,10 @@
 The rule is :class:`towermodel.tower.ShelvesTower`'s; only each cube's origin is followed (thrown in
 this drop, or inside before it), since the rule never looks at a colour. Besides the cubes out of
 each drop, a draw keeps what the odds' estimator needs to take variance out honestly: the part of
-the last shelf that can be averaged exactly (its old cubes come out as one binomial), and a few
-counts from the first two shelves whose exact means are known in closed form
-(:func:`count_means`, :func:`thrown_passing_second_pmf`), used as control variates.
+the last shelf that can be averaged exactly (each cube lying there comes out with a chance of its
+own, kept as that chance), and a few counts from the first two shelves whose exact means and
+distribution are known (:func:`count_means`, :func:`thrown_passing_second_pmf`), used as control
+variates (:func:`controls_for`).
 """
 
 from __future__ import annotations
