@@ -13,14 +13,27 @@ lumped group (all cubes behave alike, so lumping them is exact).
 * Shelves: how the cubes inside lie on the shelves is hidden, so drops of the tower are simulated
   from a fixed seed (``method: simulated``), but only the tower's part: the rule never looks at a
   colour, so a simulated drop is a pair (thrown cubes out, inside cubes out), drawn by
-  :func:`towermodel.tower.shelves_out_by_origin`. Which colours those are is a draw without
+  :func:`towermodel.shelf_sampler.draw_shelves`. Which colours those are is a draw without
   replacement from each origin, and its part is computed exactly: :func:`outcome_given_origins`
-  gives P(outcome | pair) for every pair, and the odds are the mean of that over the simulated
-  pairs (a Rao-Blackwellised estimate: the same expectation, with the colours' variance taken
-  out). The number of drops follows from the estimate's own variance: at least
-  :data:`MIN_SAMPLES`, and as many as 1.96^2 var / 0.005^2 needs so that each probability is within
-  0.005 of the exact value at 95 % confidence, at most :data:`SAMPLES` (which a plain proportion
-  needs, 1.96 * sqrt(0.25 / 40,000) = 0.0049, so the ceiling always meets the bound).
+  gives P(outcome | pair) for every pair. Two more parts are taken out of the variance, honestly:
+
+  - the old cubes lying on the last shelf come out independently with one chance per drop (set
+    by how many cubes pass that shelf), so their number is binomial and is averaged exactly
+    (:func:`towermodel.shelves_estimate.with_last_shelf_averaged`); each drop gives P(outcome | the rest of the drop), whose
+    mean over the drops is the same expectation (Rao-Blackwellisation);
+  - a few counts of each drop have exact means in closed form (the old cubes on the first shelf,
+    the thrown and the old cubes leaving it, and of those the ones passing the second shelf), and
+    the number of thrown cubes passing the second shelf has an exact distribution (a small Markov
+    chain), so they and an indicator per likely value of that number serve as control variates
+    (:func:`towermodel.shelf_sampler.controls_for`): the odds are the intercept of the
+    least-squares fit of the per-drop values on the controls minus their means
+    (:func:`towermodel.shelves_estimate.control_variate_means`), with its standard error.
+
+  The number of drops follows from that standard error: at least 1,000, and as many as bring each
+  probability within 0.005 of the exact value at 95 % confidence (1.96 standard errors), at most
+  40,000, which a plain proportion needs (1.96 * sqrt(0.25 / 40,000) = 0.0049; the values lie in
+  [0, 1] and the fit only takes variance out, so the ceiling always meets the bound); see
+  :mod:`towermodel.shelves_estimate`.
 
 The outcome rule mirrors the engine's resolver (``engine/resolver.py``); tests check every odds
 figure against a brute-force enumeration that calls the engine's own ``resolve`` on every tray.
@@ -42,18 +55,8 @@ from engine.errors import BattleInputError, json_path
 from engine.model import Attack, Revolt
 from engine.parse import battle_from_json
 from towermodel.models import Shelves, TowerModelParams, TwoChance
-from towermodel.tower import sample_came_out, shelves_out_by_origin
-
-SAMPLES = 40_000
-"""Simulated drops per battle at most: a plain proportion is within 0.005 of the exact one at 95 %
-confidence with 40,000 (two-chance models simulated use exactly this many)."""
-
-MIN_SAMPLES = 4_000
-"""Simulated shelves drops at least, so that the variance the number of drops is chosen from is
-itself estimated well."""
-
-Z95, HALF_WIDTH = 1.96, 0.005
-"""Each simulated probability is within ``HALF_WIDTH`` of the exact one at 95 % confidence."""
+from towermodel.shelves_estimate import SAMPLES, shelves_estimate
+from towermodel.tower import sample_came_out
 
 SEED = 20_260_101
 """The simulated odds are seeded, so that the same battle always gets the same figures."""
@@ -232,45 +235,17 @@ def _strength_shares(sides: Sides, counts: dict[str, int]) -> tuple[float, float
     return a / total, d / total
 
 
-def samples_needed(values: NDArray[Any]) -> int:
-    """Drops needed so that the mean of each row of ``values`` (one column per drop) is within
-    0.005 of its expectation at 95 % confidence, by the rows' sample variance."""
-    variance = float(values.var(axis=1, ddof=1).max()) if values.shape[1] > 1 else 0.25
-    return int(np.ceil(Z95**2 * variance / HALF_WIDTH**2))
-
-
-def shelves_draws(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: Shelves, seed: int
-                  ) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
-    """The simulated shelves drops behind the odds: P(outcome | the drop's origin counts) per drop (a
-    ``(3, n)`` array, rows in outcome-code order) and the thrown and inside cubes out per drop.
-
-    :data:`MIN_SAMPLES` drops first; while the variance of those values asks for more
-    (:func:`samples_needed`), more are drawn from the same generator, up to :data:`SAMPLES`."""
-    given = outcome_given_origins(sides, dropped, inside)
-    thrown, stuck = sum(dropped.values()), sum(inside.values())
-    rng = np.random.default_rng(seed)
-    t_out, i_out = shelves_out_by_origin(model, thrown, stuck, MIN_SAMPLES, rng)
-    while True:
-        values = given[:, t_out, i_out]
-        need = samples_needed(values)
-        if need <= len(t_out) or len(t_out) >= SAMPLES:
-            return values, t_out, i_out
-        # 5 % more than the estimate asks for, so that one more round is almost always enough.
-        more = min(SAMPLES, int(need * 1.05) + 1) - len(t_out)
-        t_more, i_more = shelves_out_by_origin(model, thrown, stuck, more, rng)
-        t_out, i_out = np.concatenate([t_out, t_more]), np.concatenate([i_out, i_more])
-
-
 def _shelves_odds(sides: Sides, dropped: dict[str, int], inside: dict[str, int], model: Shelves, seed: int
                   ) -> tuple[NDArray[Any], float, float, int]:
-    """The shelves odds, Rao-Blackwellised (module docstring), and the number of drops simulated.
-    The expected strengths are conditioned the same way: given the origin counts, each side's
-    expected cubes are its share of each origin times the cubes out of it."""
-    values, t_out, i_out = shelves_draws(sides, dropped, inside, model, seed)
+    """The shelves odds (:func:`towermodel.shelves_estimate.shelves_estimate`) and the number of drops
+    simulated. The expected strengths are conditioned the same way: given the origin counts, each
+    side's expected cubes are its share of each origin times the cubes out of it."""
+    estimate = shelves_estimate(outcome_given_origins(sides, dropped, inside), model, sum(dropped.values()),
+                                sum(inside.values()), seed)
     a_t, d_t = _strength_shares(sides, dropped)
     a_i, d_i = _strength_shares(sides, inside)
-    mean_t, mean_i = float(t_out.mean()), float(i_out.mean())
-    return values.mean(axis=1), a_t * mean_t + a_i * mean_i, d_t * mean_t + d_i * mean_i, len(t_out)
+    t, i = estimate.thrown_out, estimate.inside_out
+    return estimate.probs, a_t * t + a_i * i, d_t * t + d_i * i, estimate.samples
 
 
 def battle_odds(data: dict[str, Any], model: TowerModelParams, model_name: str, *,
