@@ -60,11 +60,12 @@ def format_report(report: LearnReport, say: Callable[[str], str] = str) -> list[
     return lines
 
 
-def check_image(profile: ColourProfile, image: str, out: Path) -> dict[str, Any]:
-    """Count one shot with the profile and write the annotated picture; returns the JSON line."""
+def check_image(profile: ColourProfile, image: str, out: Path, say: Callable[[str], str] = str) -> dict[str, Any]:
+    """Count one shot with the profile and write the annotated picture, captioned in the words ``say``
+    gives (the reader's language; English by default); returns the JSON line."""
     frame = _read(image)
     reading = TrayCounter(profile).count(frame)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(out), annotate(frame, reading)):
+    if not cv2.imwrite(str(out), annotate(frame, reading, say)):
         raise CalibrationError(f"could not write {out}")
     return reading.to_json(image)

@@ -14,10 +14,12 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from english_left import english_in
 
+import vision.annotate
 from controller.cli import build_parser, main
 from controller.cli._help import argparse_speaks, speak_parser
 from controller.cli._words import spoken_text
@@ -214,6 +216,7 @@ def test_a_game_at_the_table_is_german_with_decimal_commas(german: None, tmp_pat
     assert "Gastgeber verbürgt sich" in out  # the page's default corrector, said as the role
     assert re.search(r"Die simulierten Hände haben Turm, Schale und Trichter geleert \(\d+ Rot, ", out), out
     assert "{'" not in out and "None" not in out  # what was taken out, in words, not as Python writes it
+    assert (tmp_path / "data" / "report" / "session-1-luck-de.png").is_file()  # the report's plots in German
 
 
 def test_the_stored_name_of_the_default_corrector_stays_host(german: None, tmp_path: Path,
@@ -264,8 +267,16 @@ def calibrated(tray_dev: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 def test_calibrate_and_count_are_german(german: None, calibrated: tuple[Path, list[str]], tray_dev: Path,
-                                        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+                                        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     profile, argv = calibrated
+    captions: list[str] = []
+    real_caption = vision.annotate.caption_text
+
+    def caption_text(reading: Any, say: Any = str) -> str:
+        captions.append(real_caption(reading, say))
+        return captions[-1]
+    monkeypatch.setattr(vision.annotate, "caption_text", caption_text)
     code, learned = said(capsys, *argv)
     assert code == 0 and "Farbe" in learned and "Höfling Rot" in learned and "Profil geschrieben:" in learned, learned
     photos = [str(p) for p in sorted((tray_dev / "test").glob("*.jpg"))[:3]]
@@ -282,6 +293,7 @@ def test_calibrate_and_count_are_german(german: None, calibrated: tuple[Path, li
     assert "beschriftetes Bild geschrieben" in outputs[2]
     assert "Sicherheit" in outputs[3] and "unbrauchbar:" in outputs[3] and "Höflinge" in outputs[3]
     assert "kein Farbprofil" in outputs[4]
+    assert len(captions) == 4 and all(c.startswith(("Sicherheit", "UNBRAUCHBAR")) for c in captions), captions
 
 
 @pytest.mark.parametrize("view", [(), ("--verbose",)], ids=["compact", "verbose"])

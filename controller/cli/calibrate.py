@@ -85,7 +85,7 @@ def _check(args: argparse.Namespace) -> int:
     from vision.profile import load_profile
 
     try:
-        result = check_image(load_profile(args.profile), args.image, args.out)
+        result = check_image(load_profile(args.profile), args.image, args.out, say)
     except (CalibrationError, ProfileError) as exc:
         print(f"tower calibrate check: {exc}", file=sys.stderr)
         return 2

@@ -60,7 +60,7 @@ def _run(args: argparse.Namespace) -> int:
     counter = TrayCounter(profile)
     any_unreadable = False
     rows = []
-    for result in count_files(counter, args.images, args.annotate):
+    for result in count_files(counter, args.images, args.annotate, say=say):  # captions in the reader's words
         any_unreadable |= result.unreadable or result.write_error is not None
         if result.write_error:
             print(f"tower count: {result.write_error}", file=sys.stderr)

@@ -26,6 +26,7 @@ from controller.cli._words import say
 from controller.cli.battle import EXIT_INVALID, BattleFileError, _emit, _fail, read_battle
 from controller.data_dir import open_records, records_dir
 from controller.droplog import export_entry, log_entries
+from controller.i18n import language_from_env
 from controller.wording import plural
 from engine.colours import PALETTE
 from engine.errors import BattleInputError
@@ -196,7 +197,7 @@ def _report(args: argparse.Namespace) -> int:
 
     try:
         records, path = _records(args)
-        report = build_report(records, path, args.session)
+        report = build_report(records, path, args.session, lang=language_from_env())  # plots in LANG's words
     except ValueError as exc:
         return _fail(str(exc))
     if args.json:
