@@ -224,8 +224,7 @@ class Table:
                                "assumed_deployed": planned["assumed_deployed"], "odds": planned["odds"]})
 
     def report(self, session: int | None = None, lang: str = "en") -> dict[str, Any]:
-        """The luck report of a session (default: the current one), plots drawn in ``lang``
-        (controller/report.py)."""
+        """The luck report of a session (default: the current one), plots drawn in ``lang``."""
         with self._lock:
             records = self.store.records()
         return build_report(records, self.data_dir, session, lang=lang)
