@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.counter.patch_model import CLASSES, N_FEATURES, PatchModel
+from vision.counter.patch_model import CLASSES, PatchModel
 
 TREES = 150
 DEPTH = 10
@@ -27,7 +27,7 @@ SEED = 9  # OpenCV's forest draws its samples from cv2's global generator: seede
 def train(rows: npt.NDArray[np.float32], deltas: npt.NDArray[np.int32]) -> cv2.ml.RTrees:
     cv2.setRNGSeed(SEED)
     labels = np.clip(deltas, CLASSES[0], CLASSES[-1]).astype(np.int32).reshape(-1, 1)
-    var_type = np.array([cv2.ml.VAR_ORDERED] * N_FEATURES + [cv2.ml.VAR_CATEGORICAL], np.uint8)
+    var_type = np.array([cv2.ml.VAR_ORDERED] * rows.shape[1] + [cv2.ml.VAR_CATEGORICAL], np.uint8)
     data = cv2.ml.TrainData.create(rows.astype(np.float32), cv2.ml.ROW_SAMPLE, labels, varType=var_type)
     forest: cv2.ml.RTrees = cv2.ml.RTrees.create()
     forest.setMaxDepth(DEPTH)

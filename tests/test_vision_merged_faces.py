@@ -17,7 +17,7 @@ import pytest
 
 import simulation.synthetic_profile as calibration_synthetic
 from vision.counter.frame import Core, Prepared
-from vision.counter.merged import beyond_top_square, cells, cubes_in, cubes_in_part, parts
+from vision.counter.merged import beyond_top_square, cells, cubes_in, cubes_in_part, parts, step_cells
 from vision.plate import TRAY_PPM
 
 PPM = TRAY_PPM
@@ -124,3 +124,35 @@ def test_a_patch_without_a_brighter_top_square_keeps_its_area_reading(prep) -> N
     core, gray = _drawn_core(lower_grey=90)
     assert beyond_top_square(prep, gray, core) == 0.0
     assert cubes_in(prep, core, gray).n == 1
+
+
+def _pile_patch(greys: list[int]) -> tuple[Core, np.ndarray]:
+    """Faces of one colour flush in a row, no seam between them (a pile's touching faces, partly
+    hidden: 7 mm of each shows), each face its own grey level."""
+    gray = np.full((int(30 * PPM), int(50 * PPM)), 40, np.uint8)
+    mask = np.zeros(gray.shape, np.uint8)
+    for k, level in enumerate(greys):
+        x0, x1 = int((5 + 7 * k) * PPM), int((5 + 7 * (k + 1)) * PPM)
+        gray[int(8 * PPM):int(17 * PPM), x0:x1] = level
+        mask[int(8 * PPM):int(17 * PPM), x0:x1] = 1
+    contour = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0][0].reshape(-1, 2)
+    area = float(np.count_nonzero(mask)) / PPM**2
+    core = Core("red", area, 4.5, 1.0, 0.4, 50.0, contour, (25 * PPM, 12.5 * PPM), length_mm=7.0 * len(greys),
+                width_mm=9.0)
+    return core, gray
+
+
+def test_touching_faces_painted_and_lit_differently_are_told_apart_by_brightness(prep) -> None:
+    """Three faces in a row, 189 mm2: by area and necks alone two cubes; their grey levels step
+    (paint and height differ from cube to cube), so three cells and one cube more, in doubt."""
+    core, gray = _pile_patch([150, 170, 140])
+    assert cubes_in(prep, core).n == 2
+    assert step_cells(prep, core, gray) == 3
+    count = cubes_in(prep, core, gray)
+    assert count.kind == "touching" and count.n == 3 and count.steps == 3
+
+
+def test_touching_faces_of_one_even_grey_are_not_split(prep) -> None:
+    core, gray = _pile_patch([150, 150, 150])
+    assert step_cells(prep, core, gray) == 1
+    assert cubes_in(prep, core, gray).n == cubes_in(prep, core).n  # the area and necks decide alone

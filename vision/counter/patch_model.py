@@ -32,7 +32,7 @@ KINDS = ("face", "big_face", "tilted", "stacked", "merged", "touching", "small",
 CLASSES = (-1, 0, 1)  # cubes off: the truth minus the count (the tails -2, +2 are folded in)
 NEAR_MM = 15.0  # a neighbour this near (centre to centre) makes a patch part of a pile
 N_OUTLINE = 5
-N_FEATURES = 17 + N_OUTLINE + len(KINDS) + len(ALL_COLOURS)
+N_FEATURES = 18 + N_OUTLINE + len(KINDS) + len(ALL_COLOURS)
 
 
 def outline(core: Core) -> list[float]:
@@ -89,13 +89,13 @@ def features(counted: Sequence[tuple[Core, Count]], gray: npt.NDArray[np.uint8] 
     nearest = np.minimum(dist.min(axis=1), 99.0)
     spread = grey_spread([c for c, _ in counted], gray)
     kinds = {k: j for j, k in enumerate(KINDS)}
-    base = 17 + N_OUTLINE
+    base = 18 + N_OUTLINE
     for i, (core, count) in enumerate(counted):
         n = max(count.n, 1)
         vis = core.visible_mm2 / core.quarter_mm2 if core.visible_mm2 is not None and core.quarter_mm2 > 0 else -1.0
         out[i, :base] = [count.n, count.faces, count.faces / n, count.shade, core.squareness, core.roundness,
                          core.radius_mm, core.length_mm, core.width_mm, core.length_mm / n, core.summits,
-                         len(core.parts), vis, count.hi - count.lo, n_near[i], n_same[i], nearest[i],
+                         len(core.parts), vis, count.hi - count.lo, n_near[i], n_same[i], nearest[i], count.steps - count.n,
                          *outline(core), spread[i]]
         if count.kind in kinds:
             out[i, base + kinds[count.kind]] = 1.0

@@ -96,6 +96,11 @@ class Tuning:
     GROOVE_SHARE: float = 0.8  # a groove between flush faces: darker than this share of the tops
     GROOVED_FACE_MM2: float = (g.CUBE_EDGE_MM - 0.5) ** 2
     NECK_SEED_MM2: float = 3.0
+    # Touching faces of one colour are cubes painted and lit each a little differently (paint value,
+    # height under the ring light): cut at brightness steps (a grey gradient above this share of
+    # the patch's median level, per pixel), each calm cell of at least STEP_CELL_MM2 is a face.
+    STEP_SHARE: float = 0.06
+    STEP_CELL_MM2: float = 0.15 * FACE_AREA_MM2
     # -- guards (vision.counter.guards) --
     # Matching no colour and wider than any cube face: a coin (20 mm), a fingertip (~16 mm).
     FOREIGN_RADIUS_MM: float = 5.5
