@@ -150,7 +150,7 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
         totals = [c["total"] for c in candidates]
         rec.beam_too_high = beam is not None and beam > max(totals)
         rec.reason = "no combination of the counter's alternatives fits: " + "; ".join(
-            f"{_combo(c['counts'])} ({c['out']})" for c in candidates)
+            f"{_combo(c['counts'])}: {c['out']}" for c in candidates)
         return rec
     credible, share = [], 0.0
     for c in fit:

@@ -22,8 +22,10 @@ from controller.i18n import (
     translations,
 )
 from controller.table import Table
+from controller.verify import reconcile
 from controller.web.access import PIN_HEADER, HostAccess
 from controller.web.app import create_app
+from vision.reading import TrayReading
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -220,3 +222,23 @@ def test_the_pages_errors_are_german_for_a_german_browser(tmp_path: Path) -> Non
     assert errors[-2].startswith("eine Partie läuft") and "3 bis 5 Spieler" in errors[-1]
     left = [e for e in errors if english_in(e)]
     assert not left, "\n".join(left)
+
+
+@pytest.mark.parametrize("beam", [6, 8, 10, 11, 12, None])
+def test_the_reconciliations_reasons_are_german(beam: int | None) -> None:
+    """Whatever the beam says against the counter's alternatives (asked, settled, or nothing fits),
+    the reason recorded and shown reads German for a German reader."""
+    reading = TrayReading(cubes={"red": 6, "green": 2},
+                          alternatives={"red": [(6, 0.5), (7, 0.5)], "green": [(2, 0.9), (3, 0.1)]})
+    rec = reconcile(reading, {"red": 8, "green": 2}, {"red": 0, "green": 1}, beam)
+    assert rec is not None and rec.reason
+    said = translate(f"reconciled without asking: {rec.reason}", "de")
+    assert not english_in(said), said
+
+
+def test_a_weak_alternative_is_said_in_german() -> None:
+    reading = TrayReading(cubes={"red": 6}, alternatives={"red": [(6, 0.98), (7, 0.02)]})
+    rec = reconcile(reading, {"red": 8}, {"red": 0}, 6)
+    assert rec is not None and "would need 1 to pass the break-beam (6) unnoticed" in rec.reason, rec.reason
+    said = translate(rec.reason, "de")
+    assert "1 davon unbemerkt an der Lichtschranke (6) vorbeigekommen" in said and not english_in(said), said
