@@ -76,3 +76,29 @@ def test_a_covered_marker_falls_back_to_three_and_comes_back(scenes: list[Image]
     assert locator.locate(covered).marker_ids == (0, 1, 3)
     assert locator.locate(frame).marker_ids == (0, 1, 2, 3)
 
+
+
+class CountingDetector:
+    """Stands in for the window detector and counts the searches."""
+
+    def __init__(self, detector: Any) -> None:
+        self.detector, self.searches = detector, 0
+
+    def detectMarkers(self, image: Image) -> Any:  # noqa: N802 (OpenCV's name)
+        self.searches += 1
+        return self.detector.detectMarkers(image)
+
+
+def test_a_still_frame_with_sensor_noise_is_not_searched_again(scenes: list[Image]) -> None:
+    frame = scenes[0]
+    locator = MarkerLocator()
+    locator.locate(frame)
+    pose = locator.locate(frame)
+    counting = CountingDetector(locator._window_detector)
+    locator._window_detector = counting  # type: ignore[assignment]
+    noise = np.random.default_rng(3).normal(0.0, 2.0, frame.shape)
+    noisy = np.clip(frame.astype(np.float64) + noise, 0, 255).astype(np.uint8)
+    assert locator.locate(noisy) is pose and counting.searches == 0  # nothing moved: no search, same pose
+    moved = locator.locate(_shifted(frame, 3.0, 0.0))
+    assert counting.searches == 4 and moved is not pose  # moved: each window searched again
+    assert np.abs(_plate_points(moved) - _plate_points(pose) - np.array([3.0, 0.0])).max() < 1.0

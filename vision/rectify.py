@@ -28,6 +28,10 @@ NOMINAL_CAMERA_HEIGHT_MM = sum(g.CAMERA_HEIGHT_MM) / 2
 TRACK_MARGIN = 0.5
 """How far around a marker's previous corners it is looked for again, in marker sides."""
 TRACK_MIN_MARGIN_PX = 16
+STILL_MEAN_DIFF = 2.0
+"""Marker windows whose half-size pixels differ from the previous frame's by no more than this on
+average (grey levels; a still camera's sensor noise is about 1 there, a marker moved by half a pixel
+several) keep the previous corners without searching them again."""
 POSE_REUSE_PX = 0.1
 """Corners that moved less than this since the last fitted pose keep that pose (a still camera's
 corners move by sensor noise alone)."""
@@ -110,6 +114,7 @@ class MarkerLocator:
         self._last: dict[int, Array] = {}
         self._last_pose: PlatePose | None = None
         self._pose_corners: dict[int, Array] = {}
+        self._windows: list[tuple[tuple[int, int, int, int], Array]] = []
         self._pose_shape: tuple[int, ...] = ()
 
     def detect(self, gray: Array) -> dict[int, Array]:
@@ -118,10 +123,12 @@ class MarkerLocator:
 
         The station's camera does not move between frames, so the markers are first looked for
         where the previous frame had them (a window around each, about a tenth of the frame in
-        all); only when that does not find all four again is the whole frame searched."""
+        all), and where those windows hold what they held last time the corners stand as they
+        were; only when the windows do not find all four again is the whole frame searched."""
         tracked = self._search_near_last(gray)
         if tracked is not None:
             return tracked
+        self._windows = []
         small = cv2.resize(gray, (gray.shape[1] // 2, gray.shape[0] // 2), interpolation=cv2.INTER_AREA)
         corners, ids, _ = self._detector.detectMarkers(small)
         found = self._refined(gray, [np.asarray(c).reshape(-1, 2) * 2.0 for c in corners],
@@ -142,7 +149,8 @@ class MarkerLocator:
         height, width = gray.shape[:2]
         corners: list[Array] = []
         ids: list[int] = []
-        for mid, quad in self._last.items():
+        windows: list[tuple[tuple[int, int, int, int], Array]] = []
+        for quad in self._last.values():
             side = float(np.max(quad.max(axis=0) - quad.min(axis=0)))
             margin = max(side * TRACK_MARGIN, TRACK_MIN_MARGIN_PX)
             # Even window origins keep the half-size pixels the same as the whole frame's.
@@ -153,7 +161,12 @@ class MarkerLocator:
             if x1 - x0 < side or y1 - y0 < side:
                 return None  # the marker was at the edge of a frame of another size
             window = gray[y0:y1, x0:x1]
-            small = cv2.resize(window, (window.shape[1] // 2, window.shape[0] // 2), interpolation=cv2.INTER_AREA)
+            windows.append(((x0, y0, x1, y1), cv2.resize(window, (window.shape[1] // 2, window.shape[0] // 2),
+                                                         interpolation=cv2.INTER_AREA)))
+        if self._unchanged(windows):
+            return self._last
+        self._windows = windows
+        for (mid, _), ((x0, y0, _x1, _y1), small) in zip(self._last.items(), windows, strict=True):
             found_corners, found_ids, _ = self._window_detector.detectMarkers(small)
             if found_ids is None:
                 return None
@@ -167,6 +180,14 @@ class MarkerLocator:
             return None
         self._last = found
         return found
+
+    def _unchanged(self, windows: list[tuple[tuple[int, int, int, int], Array]]) -> bool:
+        """Every marker window holds what it held in the previous frame (the same place, and on
+        average no more than sensor noise apart): the markers have not moved, so their corners stand."""
+        last = self._windows
+        return len(last) == len(windows) and all(
+            box == last_box and float(cv2.norm(small, last_small, cv2.NORM_L1)) <= STILL_MEAN_DIFF * small.size
+            for (box, small), (last_box, last_small) in zip(windows, last, strict=True))
 
     def _refined(self, gray: Array, corners: list[Array], ids: list[int]) -> dict[int, Array]:
         """Corners found on a half-size image, refined on the full-size one, plate ids only."""
