@@ -211,7 +211,7 @@ def _decimal_in(m: re.Match[str], lang: str) -> str:
     whole, frac = m.group(0).split(".")
     if len(frac) == 3 and len(whole) <= 3 and not whole.startswith("0"):
         return m.group(0)  # "40.000": a thousand group that ``translate`` already wrote the language's way
-    return format_decimal(Decimal(m.group(0)), format="#,##0." + "0" * len(frac), locale=lang)
+    return localise_number(m.group(0), lang) or m.group(0)
 
 
 def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...], depth: int, lang: str) -> str:

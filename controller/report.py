@@ -13,6 +13,7 @@ English ones keep their names.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +75,7 @@ def luck_figure(report: dict[str, Any], lang: str = "en") -> Any:
     """Each side's cubes out of its battles minus what the model expected, drop by drop."""
     from matplotlib.figure import Figure
 
-    def say(text: str) -> str:
-        return translate(text, lang)
+    say = functools.partial(translate, lang=lang)
 
     fig = Figure(figsize=(7, 3.6), dpi=120, layout="constrained")
     ax = fig.add_subplot()
@@ -100,8 +100,7 @@ def retention_figure(report: dict[str, Any], lang: str = "en") -> Any:
     """Per drop: the cubes thrown in, those that came out, and what the tower held afterwards."""
     from matplotlib.figure import Figure
 
-    def say(text: str) -> str:
-        return translate(text, lang)
+    say = functools.partial(translate, lang=lang)
 
     fig = Figure(figsize=(7, 3.2), dpi=120, layout="constrained")
     ax = fig.add_subplot()

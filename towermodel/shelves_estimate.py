@@ -31,6 +31,7 @@ itself estimated well."""
 Z95, HALF_WIDTH = 1.96, 0.005
 """Each simulated probability is within ``HALF_WIDTH`` of the exact one at 95 % confidence."""
 
+
 @dataclass(frozen=True)
 class ShelvesEstimate:
     """The simulated shelves odds: P(outcome) in the order of ``given``'s rows, the expected thrown and

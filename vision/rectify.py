@@ -225,9 +225,8 @@ class MarkerLocator:
                 "needed: is an arm or the tray covering them?"
             )
         last = self._last_pose
-        still = (last is not None and self._pose_shape == gray.shape[:2] and self._pose_corners.keys() == found.keys()
-                 and all(float(np.abs(found[i] - self._pose_corners[i]).max()) <= POSE_REUSE_PX for i in found))
-        if still and last is not None:
+        if last is not None and self._pose_shape == gray.shape[:2] and self._pose_corners.keys() == found.keys() and all(
+                float(np.abs(found[i] - self._pose_corners[i]).max()) <= POSE_REUSE_PX for i in found):
             return last
         pose = fit_pose(found, gray.shape[1], gray.shape[0])
         self._last_pose, self._pose_corners, self._pose_shape = pose, found, gray.shape[:2]

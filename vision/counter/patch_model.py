@@ -32,7 +32,9 @@ KINDS = ("face", "big_face", "tilted", "stacked", "merged", "touching", "small",
 CLASSES = (-1, 0, 1)  # cubes off: the truth minus the count (the tails -2, +2 are folded in)
 NEAR_MM = 15.0  # a neighbour this near (centre to centre) makes a patch part of a pile
 N_OUTLINE = 5
-N_FEATURES = 18 + N_OUTLINE + len(KINDS) + len(ALL_COLOURS)
+N_MEASURES = 18
+"""The measures of a patch ahead of its outline in a feature row (see :func:`features`)."""
+N_FEATURES = N_MEASURES + N_OUTLINE + len(KINDS) + len(ALL_COLOURS)
 
 
 def outline(core: Core) -> list[float]:
@@ -89,7 +91,7 @@ def features(counted: Sequence[tuple[Core, Count]], gray: npt.NDArray[np.uint8] 
     nearest = np.minimum(dist.min(axis=1), 99.0)
     spread = grey_spread([c for c, _ in counted], gray)
     kinds = {k: j for j, k in enumerate(KINDS)}
-    base = 18 + N_OUTLINE
+    base = N_MEASURES + N_OUTLINE
     for i, (core, count) in enumerate(counted):
         n = max(count.n, 1)
         vis = core.visible_mm2 / core.quarter_mm2 if core.visible_mm2 is not None and core.quarter_mm2 > 0 else -1.0
