@@ -230,7 +230,11 @@ def test_the_stored_name_of_the_default_corrector_stays_host(german: None, tmp_p
     assert [json.loads(line)["payload"]["who"] for line in stored.splitlines() if '"tray_confirmed"' in line] == ["host"]
 
 
-def test_hw_check_is_german(german: None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_hw_check_is_german(german: None, capsys: pytest.CaptureFixture[str],
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # one table row per line: the simulated world's file path is as long as the checkout's, and a path broken
+    # across two lines ("sim-world.js" / "on)") would leave a fragment that reads as an English word
+    monkeypatch.setenv("COLUMNS", "300")
     code, text = said(capsys, "hw", "check")
     assert code == 0, text
     assert "Gerät" in text and "Servo-Schwenk" in text and "alle Geräte bestanden" in text
