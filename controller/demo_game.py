@@ -102,7 +102,7 @@ def play(table: Any, *, rounds: int = 10, on_step: Callable[[str, Step, dict[str
         view = table.release(planned["drop_id"])
         if view["needs_confirmation"]:  # the demo's host looks at the photo and confirms what the camera read
             report("doubt", step, view)
-            view = table.confirm(view["drop_id"], who="demo host")
+            view = table.confirm(view["drop_id"], who="host")  # shown as the host, in every language
         report("resolved", step, view)
         done[step.kind] = done.get(step.kind, 0) + 1
     table.clean()

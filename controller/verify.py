@@ -12,10 +12,14 @@ reconciles before it asks (:func:`reconcile`): every combination of the alternat
 the counter's probabilities, the tower ledger (hard: no more of a colour than could have come out)
 and the beam. The beam is evidence, not truth: a single break-beam counts two cubes that pass it
 together as one, so it may count fewer cubes than fell, never more. Its count is weighed by that
-clump model (:func:`beam_likelihood`): a beam equal to a combination's total is strong evidence
-for it, a beam below it weak evidence, a beam above it rules it out. Where one combination holds
+clump model (:func:`beam_likelihood`) and by how many cubes a pile hides from the camera
+(:mod:`vision.hidden`: those fell through the beam too; :func:`beam_evidence`): a beam equal to a
+combination's total is strong evidence for it, a beam below it weak evidence, a beam above it
+evidence of a colour read short or of cubes hidden, as likely as each is. Where one combination holds
 all but :data:`UNSURE_SHARE` of the weight it is used without asking and the reason is recorded;
-otherwise the host is asked, only about the colours still in doubt ("Is it 6 or 7 red?").
+otherwise the host is asked, only about the colours still in doubt ("Is it 6 or 7 red?"). Where
+the likeliest combination holds fewer cubes than the beam counted, cubes lie hidden: the tray is
+shaken and read again first (a hidden cube is never silently given to a colour in doubt).
 
 On other doubts the cycle re-reads (a hand may have moved away, a cube may have settled), shakes the
 tray with the vibration motor where there is one (a cube lying on another is hidden: the beam says
@@ -33,6 +37,7 @@ from typing import Any
 from engine.errors import ImpossibleReadingError
 from engine.ledger import check_reading
 from hardware.config import DEFAULT_BEAM_CLUMP
+from vision.hidden import hidden_chance
 from vision.reading import TrayReading
 
 #: How many reads before the host is asked: first read, a re-read, then one after shaking the tray.
@@ -58,6 +63,21 @@ def beam_likelihood(beam: int, total: int, clump: float) -> float:
     if missed > chances:
         return 0.0
     return math.comb(chances, missed) * clump ** missed * (1 - clump) ** (chances - missed)
+
+
+#: Hidden cubes weighed beyond the beam's surplus over a reading (each more needs one more clump too).
+HIDDEN_BEYOND_SURPLUS = 4
+
+
+def beam_evidence(beam: int, seen: int, clump: float) -> float:
+    """P(the beam counts ``beam`` | the camera sees ``seen``): the cubes a pile hides fell through the
+    beam too (:mod:`vision.hidden`, fitted on renders), and any cube may pass with the one before it
+    uncounted (:func:`beam_likelihood`). A beam above a reading is so explained by hidden cubes as
+    well as by a colour read short, which the counter's own probabilities then weigh."""
+    if beam < 0:
+        return 0.0
+    most = max(beam - seen, 0) + HIDDEN_BEYOND_SURPLUS
+    return sum(hidden_chance(h, seen) * beam_likelihood(beam, seen + h, clump) for h in range(most + 1))
 
 
 def undercount_plausible(beam: int, total: int, clump: float) -> bool:
@@ -132,12 +152,12 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
         out = faults[0] if faults else None
         weight = prior
         if out is None and beam is not None:
-            if beam > total:
-                out = f"{total} cubes in all, but the break-beam counted {beam} falling"
-            elif not undercount_plausible(beam, total, clump):
+            if beam < total and not undercount_plausible(beam, total, clump):
                 out = f"{total} cubes in all: too many for the break-beam's {beam} (clumps do not explain it)"
             else:
-                weight = prior * beam_likelihood(beam, total, clump)
+                weight = prior * beam_evidence(beam, total, clump)
+                if weight <= 0.0:
+                    out = f"{total} cubes in all, but the break-beam counted {beam} falling"
         candidates.append({"counts": {c: counts[c] for c in colours}, "total": total, "prior": round(prior, 4),
                            "weight": weight if out is None else 0.0, "out": out, "_cubes": counts})
     fit = sorted((c for c in candidates if c["out"] is None and c["weight"] > 0), key=lambda c: -c["weight"])
@@ -159,12 +179,16 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
         if share >= 1 - UNSURE_SHARE:
             break
     rec.best = cubes_of[id(fit[0])]
+    # The likeliest reading holds fewer cubes than the beam counted: cubes lie hidden under others,
+    # and the tray is shaken and read again before anything is used or asked.
+    rec.beam_too_high = beam is not None and beam > fit[0]["total"]
     if len(credible) == 1:
         chosen = credible[0]
-        rec.cubes = rec.best
         others = [c for c in candidates if c is not chosen]
         why = "; ".join(f"{_combo(c['counts'])}: {c['out'] or _weak(c, beam)}" for c in others)
         rec.reason = f"read as {_combo(chosen['counts'])}, not " + why
+        if not rec.beam_too_high:
+            rec.cubes = rec.best
         return rec
     for colour in colours:
         values = sorted({c["counts"][colour] for c in credible})
@@ -180,6 +204,9 @@ def _combo(counts: dict[str, int]) -> str:
 
 
 def _weak(candidate: dict[str, Any], beam: int | None) -> str:
+    if beam is not None and candidate["total"] < beam:
+        return (f"{candidate['total']} cubes in all would need {beam - candidate['total']} hidden under others "
+                f"(chance {candidate['posterior']:.1%} after the evidence)")
     if beam is not None and candidate["total"] > beam:
         return (f"{candidate['total']} cubes in all would need {candidate['total'] - beam} to pass the "
                 f"break-beam ({beam}) unnoticed (chance {candidate['posterior']:.1%} after the evidence)")
@@ -212,12 +239,13 @@ def assess(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str, in
         found.append("the tray did not settle before the timeout")
     rec = reconcile(obs, dropped, tower_before, beam, clump)
     if rec is not None:
-        if rec.cubes is not None:
+        if rec.beam_too_high:
+            seen = sum(rec.best.values()) if rec.best is not None else max(c["total"] for c in rec.candidates)
+            found.append(f"the break-beam counted {beam} cubes falling but the likeliest reading holds "
+                         f"{seen}: a cube may lie hidden under others")
+        elif rec.cubes is not None:
             counts = dict(rec.cubes)
             notes.append(f"reconciled without asking: {rec.reason}")
-        elif rec.beam_too_high:
-            found.append(f"the break-beam counted {beam} cubes falling but the camera sees at most "
-                         f"{max(c['total'] for c in rec.candidates)}: a cube may lie hidden under others")
         elif rec.question and obs.trusted and rec.candidates[0]["out"] is None:
             # a trusted reading's runner-up is tiny: soft evidence (a beam a clump short) does not
             # overturn it, only hard evidence does (the ledger, a beam above its total)

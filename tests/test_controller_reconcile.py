@@ -66,24 +66,26 @@ def test_alternatives_settled_by_the_beam_and_the_ledger_are_used_without_asking
     sim, cyc = _world(tmp_path)
 
     def hesitate(truth: dict[str, int]) -> TrayReading:
-        # blue: the counter favours one cube too few (the beam must rule it out);
+        # blue: the counter favours one cube too many (the exact beam must rule it out; a beam above
+        # a reading would not: a cube may lie hidden in the pile, vision.hidden);
         # yellow: its runner-up is one more than could have come out (the ledger must rule it out)
         b, y = truth["blue"], truth.get("yellow", 0)
-        seen = {**truth, "blue": b - 1}
+        seen = {**truth, "blue": b + 1}
         return TrayReading(cubes=seen, trusted=False, confidence=0.55, alternatives={
-            "blue": [(b - 1, 0.6), (b, 0.4)], "yellow": [(y, 0.7), (_possible(cyc, "yellow") + 1, 0.3)]})
+            "blue": [(b + 1, 0.6), (b, 0.4)], "yellow": [(y, 0.7), (_possible(cyc, "yellow") + 1, 0.3)]})
 
+    cyc.beam_clump = 0.0  # the station knows its beam counts exactly: one cube short is no clump
     cyc.reader = HesitatingReader(sim, hesitate)
     view = cyc.release(cyc.plan(ATTACK)["drop_id"])
     truth = sim.tray_contents()
     assert truth["blue"] >= 1
     assert view["phase"] == "resolved" and not view["needs_confirmation"] and view["question"] == {}
     assert view["tray_after"] == ses.clean(truth)  # the right tray, not the counter's favourite
-    assert view["reading"]["cubes"]["blue"] == truth["blue"] - 1  # what the camera said is kept too
+    assert view["reading"]["cubes"]["blue"] == truth["blue"] + 1  # what the camera said is kept too
     reading = _records(cyc, view["drop_id"], "reading")[0].payload
     rec = reading["reconciliation"]
     assert rec["cubes"] == truth and reading["doubts"] == []
-    assert "break-beam counted" in rec["reason"] and "were inside the tower" in rec["reason"]
+    assert "too many for the break-beam's" in rec["reason"] and "were inside the tower" in rec["reason"]
     assert sum(c["out"] is None for c in rec["candidates"]) == 1 and len(rec["candidates"]) == 4
     assert any("reconciled without asking" in n for n in reading["notes"])
     assert [r.kind for r in cyc.store.records(view["drop_id"])][-1] == "resolution"
@@ -153,9 +155,10 @@ def test_a_reconciled_reading_is_resolved_as_reconciled_after_a_crash(tmp_path: 
 
     def hesitate(truth: dict[str, int]) -> TrayReading:
         b = truth["blue"]
-        return TrayReading(cubes={**truth, "blue": b - 1}, trusted=False,
-                           alternatives={"blue": [(b - 1, 0.6), (b, 0.4)]})
+        return TrayReading(cubes={**truth, "blue": b + 1}, trusted=False,
+                           alternatives={"blue": [(b + 1, 0.6), (b, 0.4)]})
 
+    cyc.beam_clump = 0.0  # as above: the exact beam rules out one blue too many
     cyc.reader = HesitatingReader(sim, hesitate)
     drop_id = cyc.plan(ATTACK)["drop_id"]
 

@@ -71,12 +71,34 @@ def _doubted(cubes: dict[str, int], alternatives: dict[str, list[tuple[int, floa
     return TrayReading(cubes=cubes, trusted=False, alternatives=alternatives, confidence=0.6)
 
 
-def test_the_beam_rules_out_a_combination_with_fewer_cubes_than_fell() -> None:
+def test_a_beam_above_the_favourite_weighs_a_hidden_cube_against_a_short_count() -> None:
+    # 11 fell; the counter favours 6 red (10 in all): a red read short, or a cube hidden in the pile
     obs = _doubted({"red": 6, "blue": 4}, RED_6_OR_7)
     rec = reconcile(obs, {"red": 7, "blue": 4}, {}, beam=11, clump=0.03)
+    assert rec is not None and rec.cubes is None and rec.question == {"red": [6, 7]}
+    assert rec.best == {"red": 7, "blue": 4} and not rec.beam_too_high  # the beam makes 7 likelier, not certain
+    short = next(c for c in rec.candidates if c["counts"] == {"red": 6})
+    assert short["out"] is None and 0.01 < short["posterior"] < 0.2
+    assert rec.reason.startswith("the break-beam (11) and the ledger leave 7 red (")
+
+
+def test_the_beam_settles_a_count_where_a_hidden_cube_is_unlikely() -> None:
+    obs = _doubted({"red": 7, "blue": 4}, {"red": [(7, 0.9), (6, 0.1)]})
+    assert reconcile(obs, {"red": 7, "blue": 4}, {}, beam=None) is not None  # the counter alone: asked
+    rec = reconcile(obs, {"red": 7, "blue": 4}, {}, beam=11, clump=0.03)
     assert rec is not None and rec.cubes == {"red": 7, "blue": 4} and rec.question == {}
-    assert "break-beam counted 11" in rec.reason
+    assert rec.reason.startswith("read as 7 red, not 6 red: 10 cubes in all would need 1 hidden under others")
+    # a beam one short of 7 red is a clump or a red read one too many: both stay open
+    rec2 = reconcile(obs, {"red": 7, "blue": 4}, {}, beam=10, clump=0.03)
+    assert rec2 is not None and rec2.cubes is None and rec2.question == {"red": [6, 7]}
+
+
+def test_a_beam_below_what_clumps_explain_rules_a_combination_out() -> None:
+    obs = _doubted({"red": 7, "blue": 4}, {"red": [(7, 0.6), (6, 0.4)]})
+    rec = reconcile(obs, {"red": 7, "blue": 4}, {}, beam=10, clump=0.0)  # a beam that never misses a cube
+    assert rec is not None and rec.cubes == {"red": 6, "blue": 4}
     assert [c["out"] is None for c in rec.candidates] == [False, True]
+    assert "too many for the break-beam's 10" in rec.reason
 
 
 def test_the_ledger_rules_out_more_than_could_have_come_out() -> None:
@@ -87,10 +109,10 @@ def test_the_ledger_rules_out_more_than_could_have_come_out() -> None:
 
 
 def test_beam_and_ledger_together_settle_two_colours() -> None:
-    obs = _doubted({"red": 6, "blue": 3}, {**RED_6_OR_7, "blue": [(3, 0.7), (4, 0.3)]})
+    obs = _doubted({"red": 7, "blue": 3}, {"red": [(7, 0.9), (6, 0.1)], "blue": [(3, 0.7), (4, 0.3)]})
     rec = reconcile(obs, {"red": 8, "blue": 3}, {"blue": 0}, beam=10, clump=0.03)
     assert rec is not None and rec.cubes == {"red": 7, "blue": 3}
-    assert len(rec.candidates) == 4 and sum(c["out"] is None for c in rec.candidates) == 1
+    assert len(rec.candidates) == 4 and sum(c["out"] is None for c in rec.candidates) == 2  # blue 4: the ledger
 
 
 def test_a_beam_that_fits_both_leaves_only_the_doubted_colour_open() -> None:
@@ -116,12 +138,31 @@ def test_a_trusted_reading_is_overturned_only_by_hard_evidence() -> None:
     obs = TrayReading(cubes={"red": 7, "blue": 7}, alternatives={"red": [(7, 0.99), (6, 0.01)]})
     kept = assess(obs, {"red": 7, "blue": 7}, {}, beam=13)  # one clump short: soft evidence
     assert kept.doubts == [] and kept.counts == {"red": 7, "blue": 7}
-    overturned = assess(TrayReading(cubes={"red": 7, "blue": 7}, alternatives={"red": [(7, 0.99), (8, 0.01)]}),
-                        {"red": 8, "blue": 7}, {}, beam=15)
-    assert overturned.doubts == [] and overturned.counts == {"red": 8, "blue": 7}
+    overturned = assess(obs, {"red": 6, "blue": 7}, {"red": 0, "blue": 0}, beam=13)  # only 6 red could come out
+    assert overturned.doubts == [] and overturned.counts == {"red": 6, "blue": 7}
+    # a beam above a trusted reading is likelier a cube hidden in the pile than its 1 % runner-up:
+    # the tray is shaken and read again, the count not overturned
+    above = assess(TrayReading(cubes={"red": 7, "blue": 7}, alternatives={"red": [(7, 0.99), (8, 0.01)]}),
+                   {"red": 8, "blue": 7}, {}, beam=15)
+    assert above.counts == {"red": 7, "blue": 7} and len(above.doubts) == 1
+    assert "likeliest reading holds 14: a cube may lie hidden under others" in above.doubts[0]
 
 
 def test_more_fell_than_any_alternative_holds_is_a_buried_cube() -> None:
     obs = _doubted({"red": 6, "blue": 3}, RED_6_OR_7)
     found = doubts(obs, {"red": 8, "blue": 3}, {}, beam=12)
     assert len(found) == 1 and "hidden under others" in found[0]
+
+
+def test_a_hidden_cube_is_not_given_to_a_colour_in_doubt() -> None:
+    # A tuning pile (tray_train t0148): 38 cubes in the tray, 34 of them visible and read right; the
+    # beam counted 37. Only the least likely combination of the counter's alternatives (about 1 in
+    # 10,000) reaches 37; it used to be taken without asking. Cubes hidden in the pile explain the
+    # beam far better: the tray is shaken and read again, and nothing is used silently.
+    obs = _doubted({"blue": 15, "yellow": 11, "purple": 7, "black": 1},
+                   {"blue": [(15, 0.79), (16, 0.133), (14, 0.077)], "yellow": [(11, 0.916), (10, 0.043), (12, 0.041)],
+                    "purple": [(7, 0.825), (6, 0.153), (8, 0.022)]})
+    verdict = assess(obs, {}, None, beam=37)
+    assert verdict.counts == obs.cubes and verdict.reconciliation is not None
+    assert verdict.reconciliation.best == obs.cubes and verdict.reconciliation.beam_too_high
+    assert len(verdict.doubts) == 1 and "likeliest reading holds 34: a cube may lie hidden" in verdict.doubts[0]

@@ -302,7 +302,8 @@ def test_calibrate_and_count_are_german(german: None, calibrated: tuple[Path, li
 
 @pytest.mark.parametrize("view", [(), ("--verbose",)], ids=["compact", "verbose"])
 def test_the_demo_is_german(german: None, view: tuple[str, ...], tmp_path: Path,
-                            capsys: pytest.CaptureFixture[str]) -> None:
+                            capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "300")  # one panel line per line: a command as typed ("tower correct") unwrapped
     code, text = said(capsys, "demo", "--rounds", "1", *view, "--data-dir", str(tmp_path / "demo"))
     assert code == 0, text
     assert "Würfelturm-Station für Wallenstein" in text and "Ende der Partie" in text
