@@ -15,7 +15,12 @@ fresh ``--data`` folder) and prints:
   gate ``confidence >= 0.8``);
 * clean scenes refused as foreign, and foreign scenes not refused;
 * median CPU ms per 1280 x 960 frame, one thread (``cv2.setNumThreads(1)``, ``time.process_time``): the
-  second count of each scene, as a still camera's next frame, and beside it the first.
+  second count of each scene, as a still camera's next frame, and beside it the first;
+* the station's gate (``controller.verify.assess``, what the drop cycle does with one read): the
+  break-beam's count simulated from the scene's cubes in the tray (clumps at the default 0.03,
+  seeded per scene), no tower ledger (only the game's supply bounds a colour), so the figure is
+  what the beam alone adds to the counter: scenes acted on without asking (and how many of those
+  wrongly), asked, shaken for a hidden cube, refused.
 
 Usage::
 
@@ -87,6 +92,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import time
@@ -102,6 +108,8 @@ sys.path.insert(0, str(REPO / "bench"))
 from heldout import split  # noqa: E402
 
 from calibration.tray_dev import calibration_profile  # noqa: E402
+from controller.verify import assess  # noqa: E402
+from hardware.config import DEFAULT_BEAM_CLUMP  # noqa: E402
 from vision.counter import TrayCounter  # noqa: E402
 from vision.geometry import ALL_COLOURS, PLAYER_COLOURS  # noqa: E402
 from vision.imageio import read_image  # noqa: E402
@@ -130,6 +138,41 @@ class Scored:
     cubes: dict[str, int]
     reason: str | None
     first_ms: float = float("nan")  # CPU of the scene's first count (its markers searched for anew)
+    station: str = ""  # what the drop cycle's gate does with this one read: acts, asks, shakes, refuses
+    station_right: bool = False  # where it acts: the counts it acts on are right
+
+
+def simulated_beam(total: int, clump: float, name: str) -> int:
+    """What a single break-beam counts of ``total`` cubes falling: each cube after the first passes
+    with the one before it, uncounted, with chance ``clump`` (the station's beam model); seeded by
+    the scene's name, so a run is repeatable."""
+    rng = random.Random(f"beam:{name}")
+    return total - sum(rng.random() < clump for _ in range(max(total - 1, 0)))
+
+
+def station_gate(meta: dict, reading: TrayReading, name: str, clump: float) -> tuple[str, bool]:
+    """The drop cycle's own gate (``controller.verify.assess``) on this one read, with the beam's
+    count simulated from the scene's cubes and no tower ledger (only the game's cube supply bounds a
+    colour): ``acts`` (no doubt left: the counts are used without asking, reconciled or trusted),
+    ``shakes`` (the beam saw more fall than any reading holds: a cube lies hidden, the tray is shaken
+    and read again), ``asks`` (the host is asked) or ``refuses`` (the frame is unusable)."""
+    if not reading.usable:
+        return "refuses", False
+    true = {c: int(meta["cubes"].get(c, 0)) for c in ALL_COLOURS}
+    vis = {c: int(meta["visible_cubes"].get(c, 0)) for c in ALL_COLOURS}
+    beam = simulated_beam(sum(true.values()), clump, name)
+    verdict = assess(reading, {}, None, beam, clump=clump)
+    if not verdict.doubts:
+        counts = {c: int(verdict.counts.get(c, 0)) for c in ALL_COLOURS}
+        court = all(int(meta.get("visible_courtiers", {}).get(c, 0)) <= reading.courtiers.get(c, 0)
+                    <= int(meta.get("courtiers", {}).get(c, 0)) for c in PLAYER_COLOURS)
+        right = court and all(vis[c] <= counts[c] <= true[c] for c in ALL_COLOURS)
+        if meta.get("foreign_object"):  # as in score: a coin counted as nothing is right, a finger is not
+            right = right and meta.get("foreign_detail", {}).get("type") == "coin"
+        return "acts", right
+    rec = verdict.reconciliation
+    hidden = rec.beam_too_high if rec is not None else beam > sum(reading.cubes.values())
+    return ("shakes" if hidden else "asks"), False
 
 
 def is_trusted(reading: TrayReading) -> bool:
@@ -196,6 +239,7 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
         cpu_ms = (time.process_time() - c0) * 1e3
         scored = score(meta, reading, cpu_ms, image.stem, (frame.shape[1], frame.shape[0]))
         scored.first_ms = first_ms
+        scored.station, scored.station_right = station_gate(meta, reading, image.stem, DEFAULT_BEAM_CLUMP)
         if hasattr(counter, "read"):  # the doubt model's probability that the reading is right
             _, state = counter.read(frame)
             verdict = state.debug.get("verdict") if state is not None else None
@@ -227,6 +271,20 @@ def summary(rows: list[Scored], label: str) -> list[str]:
         f"({len(cpu)} frames; max {max(cpu) if cpu else float('nan'):.1f} ms)",
         f"  a new camera pose (the markers searched for in the whole frame): median "
         f"{statistics.median(first) if first else float('nan'):.1f} ms",
+        *station_summary(rows),
+    ]
+
+
+def station_summary(rows: list[Scored]) -> list[str]:
+    """What the drop cycle's gate would do with each scene's one read (:func:`station_gate`)."""
+    n = len(rows)
+    acts = [r for r in rows if r.station == "acts"]
+    wrong = sum(not r.station_right for r in acts)
+    return [
+        f"station gate (the read, the break-beam at clump {DEFAULT_BEAM_CLUMP}, no tower ledger): "
+        f"acts without asking {len(acts)}/{n} ({100 * len(acts) / n:.1f} %), wrong {wrong}; "
+        f"asks the host {sum(r.station == 'asks' for r in rows)}; shakes and reads again "
+        f"{sum(r.station == 'shakes' for r in rows)}; refuses {sum(r.station == 'refuses' for r in rows)}",
     ]
 
 
@@ -270,7 +328,8 @@ def main(argv: list[str] | None = None) -> int:
             if not r.right or not r.trusted:
                 diff = {c: f"{r.counted[c]}/{r.visible[c]}-{r.cubes[c]}" for c in ALL_COLOURS
                         if not r.visible[c] <= r.counted[c] <= r.cubes[c]}
-                print(f"{r.name} right={r.right} trusted={r.trusted} p={r.top_p:.2f} conf={r.confidence:.2f} "
+                print(f"{r.name} right={r.right} trusted={r.trusted} station={r.station} p={r.top_p:.2f} "
+                      f"conf={r.confidence:.2f} "
                       f"{diff} {(r.reason or '')[:150]}")
     if args.dump:
         args.dump.write_text(json.dumps([r.__dict__ for r in rows], indent=1))
