@@ -266,7 +266,8 @@ def summary(rows: list[Scored], label: str) -> list[str]:
         f"trusted {len(trusted)}/{n} ({100 * len(trusted) / n:.1f} %); wrong but trusted "
         f"{sum(not r.right for r in trusted)}",
         f"clean scenes refused {sum(not r.usable for r in clean)}; foreign scenes not refused "
-        f"{sum(r.usable for r in rows if r.foreign)}",
+        f"{sum(r.usable for r in rows if r.foreign)}, foreign scenes right (refused, or a coin counted as "
+        f"nothing) {sum(r.right for r in rows if r.foreign)}/{n - len(clean)}",
         f"median CPU {statistics.median(cpu) if cpu else float('nan'):.1f} ms per 1280x960 frame, one thread "
         f"({len(cpu)} frames; max {max(cpu) if cpu else float('nan'):.1f} ms)",
         f"  a new camera pose (the markers searched for in the whole frame): median "
