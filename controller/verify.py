@@ -248,7 +248,7 @@ def assess(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str, in
             notes.append(f"reconciled without asking: {rec.reason}")
         elif rec.question and obs.trusted and rec.candidates[0]["out"] is None:
             # a trusted reading's runner-up is tiny: soft evidence (a beam a clump short) does not
-            # overturn it, only hard evidence does (the ledger, a beam above its total)
+            # overturn it, only hard evidence does (the ledger, a beam too far below its total)
             notes.append(f"the counter's trusted reading kept: {rec.reason}")
         elif rec.question:
             found.append(f"{question_text(rec.question)} The counter cannot tell, and {rec.reason}")
