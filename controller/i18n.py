@@ -196,22 +196,10 @@ DECIMAL = re.compile(r"(?<![\w./])\d+\.(\d+)(?![\w/]|\.\d)")
 version or an address (1.2.3, 127.0.0.1), which stay as they are."""
 
 
-def localised_numbers(text: str, lang: str) -> str:
-    """Each decimal number of ``text`` written as ``lang`` writes it (German 15,7 and 1.234,5), by Babel,
-    with as many decimals as the English had; whole numbers are left as they are. ``translate`` writes
-    the numbers it recognises (a number alone, what fills a ``{n}``) the language's way, as the page's
-    translator does; the CLI applies this to each line after it, for the decimals left inside text no
-    msgid matched. A German thousand group ("40.000", from an English "40,000") is left as it is."""
-    if lang == "en":
-        return text
-    return DECIMAL.sub(lambda m: _decimal_in(m, lang), text)
-
-
-def _decimal_in(m: re.Match[str], lang: str) -> str:
-    whole, frac = m.group(0).split(".")
-    if len(frac) == 3 and len(whole) <= 3 and not whole.startswith("0"):
-        return m.group(0)  # "40.000": a thousand group that ``translate`` already wrote the language's way
-    return localise_number(m.group(0), lang) or m.group(0)
+def _local_decimals(text: str, lang: str) -> str:
+    """Each decimal number inside ``text`` that no msgid matched, written as ``lang`` writes it (German
+    15,7 and 1.234,5), with as many decimals as the English had; whole numbers stay as written."""
+    return DECIMAL.sub(lambda m: localise_number(m.group(0), lang) or m.group(0), text)
 
 
 def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...], depth: int, lang: str) -> str:
@@ -249,6 +237,6 @@ def _translate(text: str, exact: dict[str, str], templates: tuple[_Template, ...
         if sep in core:
             pieces = core.split(sep)
             said = [_translate(p, exact, templates, depth + 1, lang) for p in pieces]
-            if said != pieces:
+            if said != [_local_decimals(p, lang) for p in pieces]:  # words translated, not only numbers
                 return lead + exact.get(sep, sep).join(said) + trail
-    return text
+    return _local_decimals(text, lang)  # nothing matched: the words stay, the decimals take the language's form

@@ -23,7 +23,7 @@ import vision.annotate
 from controller.cli import build_parser, main
 from controller.cli._help import argparse_speaks, speak_parser
 from controller.cli._words import spoken_text
-from controller.i18n import localised_numbers, translate
+from controller.i18n import translate
 
 REPO = Path(__file__).resolve().parent.parent
 GERMAN = "de_DE.UTF-8"
@@ -378,10 +378,13 @@ def test_english_output_keeps_its_decimal_points(monkeypatch: pytest.MonkeyPatch
 
 
 def test_numbers_take_the_languages_decimal_sign_and_nothing_else_changes() -> None:
-    assert localised_numbers("red wins 15.7 %, p < 0.05, 1234.50 cubes", "de") == "red wins 15,7 %, p < 0,05, 1.234,50 cubes"
+    # text no msgid matches keeps its words; its decimals take the language's form, once
+    assert spoken_text("zork 15.7 %, p < 0.05, 1234.50 zorks", "de") == "zork 15,7 %, p < 0,05, 1.234,50 zorks"
     kept = "at http://127.0.0.1:8000/ v1.2.3 t0038.jpg /data/1.5/x 3 of 12"
-    assert localised_numbers(kept, "de") == kept
-    assert localised_numbers("15.7 %", "en") == "15.7 %"
+    assert spoken_text(kept, "de") == kept
+    assert spoken_text("15.7 %", "en") == "15.7 %"
+    # a decimal with three places left in untranslated text is a decimal, not a thousand group
+    assert spoken_text("zork 412.345", "de") == "zork 412,345" and spoken_text("zork: 412.345 s", "de") == "zork: 412,345 s"
     assert spoken_text("beam counter answers: 3 cubes since the last reset, in 0.25 s", "de") == (
         "der Zähler der Lichtschranke antwortet: 3 Würfel seit dem letzten Zurücksetzen, in 0,25 s")
     assert translate("Expected in the tray: the peasants 2.3, blue 5.0", "de") == (

@@ -123,7 +123,7 @@ SENTENCES = ("red wins the attack, 3 against 2 in the tray.", "Take 2 blue from 
              "defence +1 tile: nobody; immune: yellow (against both actions)", "battles played: attack 10, revolt 2",
              "Is it 6 or 7 red?", "47.4 %", "simulated, 20,000 drops", "0.144", "+1.5",
              "Tower model: spielbyweb (two-chance: p_new 0.667, p_stuck 0.333)", "conf 0.90: red 4, courtier blue 1",
-             "a sentence the catalogue does not know")
+             "zork 412.345 and 1.5 cubes", "p < 0.05; zork 2.25", "a sentence the catalogue does not know")
 
 
 def test_the_page_and_the_server_translate_alike(browser, table) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
@@ -145,6 +145,9 @@ def test_the_page_and_the_server_translate_alike(browser, table) -> None:  # typ
     assert done[0] == "Rot gewinnt den Angriff, 3 gegen 2 in der Schale." and done[-1] == SENTENCES[-1]
     assert done[SENTENCES.index("47.4 %")] == "47,4 %" and done[SENTENCES.index("simulated, 20,000 drops")] == (
         "simuliert, 20.000 Würfe")
+    # decimals left in words no msgid matched take the German form too, once (412,345 is no thousand group)
+    assert done[SENTENCES.index("zork 412.345 and 1.5 cubes")] == "zork 412,345 und 1,5 Würfel"
+    assert done[SENTENCES.index("p < 0.05; zork 2.25")] == "p < 0,05; zork 2,25"
 
 
 def test_a_german_browser_is_shown_the_photo_captioned_in_german(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811

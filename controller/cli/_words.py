@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from rich.markup import escape
 
-from controller.i18n import language_from_env, localised_numbers, translate
+from controller.i18n import language_from_env, translate
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _PROGRAM = re.compile(r"^(tower(?: [\w-]+)*: (?:error: )?)(.*)$", re.DOTALL)
@@ -97,8 +97,8 @@ def as_written() -> Iterator[None]:
 
 def spoken_text(text: str, lang: str) -> str:
     """``text`` (English, already formatted) in ``lang``: its words through the catalogue, its decimal
-    numbers as the language writes them (15,7 %)."""
-    return localised_numbers(translate(text, lang), lang)
+    numbers as the language writes them (15,7 %), also inside text no msgid matched."""
+    return translate(text, lang)
 
 
 def say(text: str) -> str:

@@ -41,6 +41,11 @@ export function localNumber(text) {
   return m[1] + new Intl.NumberFormat(LANG, digits).format(value) + (m[4] || "");
 }
 
+// A decimal number inside text no msgid matched, as controller/i18n.py's DECIMAL: not part of a word, a
+// path, a version or an address; written in the page's form as a number alone is.
+const DECIMAL = /(?<![\p{L}\p{N}_./])\p{Nd}+\.(\p{Nd}+)(?![\p{L}\p{N}_/]|\.\p{Nd})/gu;
+const localDecimals = (text) => text.replace(DECIMAL, (m) => localNumber(m) ?? m);
+
 function translate(text, depth) {
   if (T[text] !== undefined) return T[text];
   const core = text.trim();
@@ -70,9 +75,9 @@ function translate(text, depth) {
     if (!core.includes(sep)) continue;
     const parts = core.split(sep);
     const done = parts.map((p) => translate(p, depth + 1));
-    if (done.some((d, i) => d !== parts[i])) return lead + done.join(T[sep] || sep) + trail;
+    if (done.some((d, i) => d !== localDecimals(parts[i]))) return lead + done.join(T[sep] || sep) + trail;  // words, not only numbers
   }
-  return text;
+  return localDecimals(text);  // nothing matched: the words stay, the decimals take the page's form
 }
 
 export function t(s) { return T[s] || s; }
