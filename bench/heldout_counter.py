@@ -228,9 +228,11 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
     for image in scenes:
         meta = json.loads(image.with_suffix(".json").read_text())
         frame = read_image(image)
-        # The first count of a scene finds its markers anew (each render has its own camera pose);
+        # The first count of a scene finds its markers anew (each render has its own camera pose, so
+        # the locator forgets the previous scene's: a reading does not depend on the scenes' order);
         # the second is a still camera's next frame: markers looked for where they were, the pose
         # kept. That one is the station's steady state and the figure; the first is printed too.
+        counter.prepared.locator.forget()
         c0 = time.process_time()
         counter.count(frame)
         first_ms = (time.process_time() - c0) * 1e3

@@ -102,3 +102,20 @@ def test_a_still_frame_with_sensor_noise_is_not_searched_again(scenes: list[Imag
     moved = locator.locate(_shifted(frame, 3.0, 0.0))
     assert counting.searches == 4 and moved is not pose  # moved: each window searched again
     assert np.abs(_plate_points(moved) - _plate_points(pose) - np.array([3.0, 0.0])).max() < 1.0
+
+
+def test_a_forgotten_camera_reads_its_next_frame_as_a_new_one(shared_dir: Path) -> None:
+    # Two tuning renders from nearby camera poses: the second one's markers lie in the windows around
+    # the first one's, and corners measured there differ from a whole-frame search by 0.02 px, enough
+    # to move a borderline count. A forgotten camera reads the second as a fresh locator does.
+    train = shared_dir / "data" / "tray_train" / "test"
+    if not (train / "t0136.jpg").is_file():
+        pytest.skip("needs the shared training renders")
+    first, second = read_image(train / "t0077.jpg"), read_image(train / "t0136.jpg")
+    fresh = _plate_points(MarkerLocator().locate(second))
+    locator = MarkerLocator()
+    locator.locate(first)
+    assert not np.array_equal(_plate_points(locator.locate(second)), fresh)  # the first frame's windows count
+    locator.locate(first)
+    locator.forget()
+    assert np.array_equal(_plate_points(locator.locate(second)), fresh)  # nothing of the first frame is left
