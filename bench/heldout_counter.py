@@ -96,7 +96,7 @@ import random
 import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -158,18 +158,11 @@ def station_gate(meta: dict, reading: TrayReading, name: str, clump: float) -> t
     and read again), ``asks`` (the host is asked) or ``refuses`` (the frame is unusable)."""
     if not reading.usable:
         return "refuses", False
-    true = {c: int(meta["cubes"].get(c, 0)) for c in ALL_COLOURS}
-    vis = {c: int(meta["visible_cubes"].get(c, 0)) for c in ALL_COLOURS}
-    beam = simulated_beam(sum(true.values()), clump, name)
+    beam = simulated_beam(sum(int(n) for n in meta["cubes"].values()), clump, name)
     verdict = assess(reading, {}, None, beam, clump=clump)
-    if not verdict.doubts:
-        counts = {c: int(verdict.counts.get(c, 0)) for c in ALL_COLOURS}
-        court = all(int(meta.get("visible_courtiers", {}).get(c, 0)) <= reading.courtiers.get(c, 0)
-                    <= int(meta.get("courtiers", {}).get(c, 0)) for c in PLAYER_COLOURS)
-        right = court and all(vis[c] <= counts[c] <= true[c] for c in ALL_COLOURS)
-        if meta.get("foreign_object"):  # as in score: a coin counted as nothing is right, a finger is not
-            right = right and meta.get("foreign_detail", {}).get("type") == "coin"
-        return "acts", right
+    if not verdict.doubts:  # what it acts on is scored as a reading is (score's rule, on these counts)
+        acted = score(meta, replace(reading, cubes=dict(verdict.counts)), float("nan"), name, (0, 0))
+        return "acts", acted.right
     rec = verdict.reconciliation
     hidden = rec.beam_too_high if rec is not None else beam > sum(reading.cubes.values())
     return ("shakes" if hidden else "asks"), False

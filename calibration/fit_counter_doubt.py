@@ -56,10 +56,17 @@ UNSEEN_KINDS = ("leftover", "corner", "quarter", "strip", "stacked", "small", "t
 HELD_OUT_RENDER_SEEDS = (2026, 4711)  # bench/heldout.py: a set rendered with these seeds is never tuned on
 
 
+def is_tuning_scene(path: Path) -> bool:
+    """A ``tray_train`` scene (``tNNNN.jpg`` or its ``.json``) on the tuning side: ``NNNN % 3 != 0``
+    (bench/heldout.py's rule, restated so that the package does not import the bench)."""
+    match = re.fullmatch(r"t(\d+)", path.stem)
+    return match is not None and int(match.group(1)) % 3 != 0
+
+
 def tuning_scenes(shared: Path, extra: list[Path] | None = None) -> list[tuple[Path, Path, list[Path]]]:
-    """(calibration root, set root, its tuning scenes): the held-out rule of bench/heldout.py,
-    restated here so that the package does not import the bench. ``extra``: more render sets (every
-    test scene tunes; calibrated on their own shots, else on tray_train's: the same renderer)."""
+    """(calibration root, set root, its tuning scenes): the held-out rule of bench/heldout.py
+    (:func:`is_tuning_scene`). ``extra``: more render sets (every test scene tunes; calibrated on
+    their own shots, else on tray_train's: the same renderer)."""
     train = shared / "data" / "tray_train"
     out = []
     for root in extra or []:
@@ -70,8 +77,7 @@ def tuning_scenes(shared: Path, extra: list[Path] | None = None) -> list[tuple[P
         cal = root if (root / "calibration" / "empty.jpg").is_file() else train
         out.append((cal, root, [p for p in sorted((root / "test").glob("*.jpg")) if p.with_suffix(".json").is_file()]))
     if train.is_dir():
-        scenes = [p for p in sorted((train / "test").glob("t*.jpg"))
-                  if int(re.fullmatch(r"t(\d+)", p.stem).group(1)) % 3 != 0]  # type: ignore[union-attr]
+        scenes = [p for p in sorted((train / "test").glob("t*.jpg")) if is_tuning_scene(p)]
         out.append((train, train, scenes))
     dev = shared / "data" / "tray_dev"
     if dev.is_dir():

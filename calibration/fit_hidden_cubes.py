@@ -17,13 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize
+
+from calibration.fit_counter_doubt import is_tuning_scene
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -32,8 +33,7 @@ def tuning_counts(data: Path) -> tuple[NDArray[np.float64], NDArray[np.float64]]
     """``(seen, hidden)`` per tuning scene: cubes at least a quarter visible, cubes in the tray less those."""
     seen, hidden = [], []
     for path in sorted((data / "test").glob("t*.json")):
-        match = re.fullmatch(r"t(\d+)", path.stem)
-        if match is None or int(match.group(1)) % 3 == 0:  # held out: never fitted on
+        if not is_tuning_scene(path):  # held out: never fitted on
             continue
         meta = json.loads(path.read_text())
         in_tray, visible = sum(meta["cubes"].values()), sum(meta["visible_cubes"].values())

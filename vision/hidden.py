@@ -10,10 +10,10 @@ The model is a Poisson count whose mean grows as a power of the cubes the camera
 ``exp(HIDDEN_LOG_SCALE) * seen ** HIDDEN_POWER`` (maximum likelihood on the 112 tuning scenes): about
 0.04 hidden cubes in a tray of 10 seen, 0.2 in 20, 0.5 in 30, 1.1 in 40. It is rough (the renders
 show 0.12 per tray of 20-29 seen, the model 0.33), and errs towards more hidden cubes in a mid-sized
-tray: a beam above the reading there is more often taken for a hidden cube and shaken for. The drop cycle weighs the
-beam with it (:func:`controller.verify.beam_likelihood`), so that a beam above the counter's reading
-is explained by a hidden cube as readily as by a colour read one short, and a hidden cube is not
-silently given to a colour the counter doubted.
+tray: a beam above the reading there is more often taken for a hidden cube and shaken for. The
+drop cycle weighs the beam with it (:func:`controller.verify.beam_evidence`), so that a beam above
+the counter's reading is explained by a hidden cube as readily as by a colour read one short, and a
+hidden cube is not silently given to a colour the counter doubted.
 """
 
 from __future__ import annotations

@@ -111,17 +111,17 @@ class MarkerLocator:
         # than it are not it.
         params.minMarkerPerimeterRate = 1.0
         self._window_detector = cv2.aruco.ArucoDetector(dictionary, params)
-        self._last: dict[int, Array] = {}
-        self._last_pose: PlatePose | None = None
-        self._pose_corners: dict[int, Array] = {}
-        self._windows: list[tuple[tuple[int, int, int, int], Array]] = []
-        self._pose_shape: tuple[int, ...] = ()
+        self.forget()
 
     def forget(self) -> None:
         """Drop what earlier frames said about the markers and the pose: the camera was moved on
         purpose, or the next frames are another camera's (a benchmark's renders, each from its own
         pose). The next frame is searched whole, as a first frame is."""
-        self._last, self._last_pose, self._pose_corners, self._windows, self._pose_shape = {}, None, {}, [], ()
+        self._last: dict[int, Array] = {}
+        self._last_pose: PlatePose | None = None
+        self._pose_corners: dict[int, Array] = {}
+        self._windows: list[tuple[tuple[int, int, int, int], Array]] = []
+        self._pose_shape: tuple[int, ...] = ()
 
     def detect(self, gray: Array) -> dict[int, Array]:
         """Marker id -> 4x2 corner array, for the plate's ids only; other ids (a cube face can look
