@@ -5,7 +5,8 @@ Render scenes are tuning scenes of ``../shared/data/tray_train`` (never the held
 40-50 degrees), touching faces of one colour, a cube a little over a quarter visible. Each test
 checks the colour in question lies between its ``visible_cubes`` and ``cubes`` and that the piece
 is where a detection of its colour is. The synthetic tests check the rules themselves: a round
-evenly lit patch is a coin, a hexagon shaded like a cube on its corner is a cube in doubt; and the
+evenly lit patch is a coin, a hexagon shaded like a cube on its corner is a cube in doubt. A nickel
+coin lying flat that reads as the plate is refused; bare plate ringed by cubes is not. And the
 doubt's format (``TrayReading.to_json``, the contract with the drop cycle).
 """
 
@@ -107,6 +108,44 @@ def test_a_cube_a_little_over_a_quarter_visible_is_counted(counter, train, name,
     assert _in_bracket(reading, meta, colour), (reading.cubes, meta["visible_cubes"])
     for piece in partial:  # its visible part lies off its centre, so within a cube's diagonal
         assert _near_detection(reading, colour, _plate_mm(piece), 12.0)
+
+
+# -- a coin lying flat that the classifier takes for the plate -------------------------------------
+
+def test_a_nickel_coin_read_as_the_plate_is_refused(counter, train) -> None:
+    """t0038: a nickel coin lies flat, 92 % visible; under the ring light its face is as grey as the
+    plate, so no colour guard saw it (the scene read as if the coin were not there). A flat disc
+    the size of a coin refuses the frame, and the photo circles it."""
+    reading, meta = _read(counter, train, "t0038")
+    coin = next(p for p in meta["pieces"] if p["type"] == "coin")
+    assert meta["foreign_detail"]["metal"] == "nickel"
+    assert not reading.usable and "coin" in reading.reason
+    foreign = [d for d in reading.detections if d.kind == "foreign"]
+    assert foreign and math.dist(foreign[0].centre_mm, _plate_mm(coin)) < 6.0
+
+
+def test_bare_plate_ringed_by_cubes_is_not_a_coin(shared_dir: Path) -> None:
+    """tray_dev t0042: cubes around a gap of bare plate make a circle the size of a coin, but half
+    of its inside is cubes, cut by their edges and shadows: the tray is counted, not refused, even
+    where circles less perfect than the guard's are looked at."""
+    from calibration.tray_dev import calibration_profile
+    from vision.counter import TrayCounter
+    from vision.counter.guards import flat_discs, is_plain_disc
+    from vision.imageio import read_image
+
+    dev = shared_dir / "data" / "tray_dev"
+    if not dev.is_dir():
+        pytest.skip("../shared/data/tray_dev is not present")
+    dev_counter = TrayCounter(calibration_profile(dev))
+    reading, frame = dev_counter.read(read_image(dev / "test" / "t0042.jpg"))
+    assert frame is not None and frame.gray is not None
+    lo, hi = (int(r * PPM) for r in dev_counter.prepared.tuning.DISC_RADIUS_MM)
+    circles = cv2.HoughCircles(frame.gray, cv2.HOUGH_GRADIENT_ALT, 1.5, lo, param1=250, param2=0.6,
+                               minRadius=lo, maxRadius=hi + 1)
+    assert circles is not None, "the scene was chosen for a circle among its cubes"
+    assert not any(is_plain_disc(dev_counter.prepared, frame, (x, y), r) for x, y, r in circles[0])
+    assert flat_discs(dev_counter.prepared, frame, perfectness=0.6) == []
+    assert reading.usable, reading.reason
 
 
 # -- the coin rule, on drawn patches -----------------------------------------------------------

@@ -1,5 +1,6 @@
 """Guards: what makes a frame unusable rather than counted -- a hand over the walls, something
-large of no colour (a coin, a finger), a round patch of a cube colour wider than any face."""
+large of no colour (a coin, a finger), a flat disc the size of a coin that looks like the plate,
+a round patch of a cube colour wider than any face."""
 
 from __future__ import annotations
 
@@ -51,6 +52,45 @@ def colourless_objects(prep: Prepared, frame: Frame) -> list[Detection]:
             pending.append(("foreign", None, largest_contour(blob.astype(np.uint8)), 1, 1.0,
                             f"{r * 2:.0f} mm wide, no colour"))
     return frame.detections(pending)
+
+
+def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -> list[Detection]:
+    """Coins lying flat: circles 17-22 mm across whose inside is mostly of no cube's colour and
+    evenly lit (:func:`is_plain_disc`). A nickel (or a pale brass) coin under the ring light is
+    about as bright and grey as the plate, so the classifier takes its face for the plate and
+    :func:`colourless_objects` never sees it; its dark rim or its shadow then reads as a sliver of
+    a black cube, or it hides part of a cube. ``perfectness``: how perfect a circle must be to be
+    looked at (0..1, ``DISC_PERFECTNESS`` unless given)."""
+    assert frame.gray is not None
+    t = prep.tuning
+    lo, hi = (int(r * PPM) for r in t.DISC_RADIUS_MM)
+    circles = cv2.HoughCircles(frame.gray, cv2.HOUGH_GRADIENT_ALT, 1.5, lo, param1=t.DISC_EDGE_THRESHOLD,
+                               param2=t.DISC_PERFECTNESS if perfectness is None else perfectness,
+                               minRadius=lo, maxRadius=hi)
+    if circles is None:
+        return []
+    pending: list[tuple[str, str | None, NDArray[Any], int, float, str | None]] = []
+    for x, y, r in circles[0]:
+        if is_plain_disc(prep, frame, (float(x), float(y)), float(r)):
+            centre = (int(round(x)), int(round(y)))
+            outline = np.asarray(cv2.ellipse2Poly(centre, (int(r), int(r)), 0, 0, 360, 10))
+            pending.append(("foreign", None, outline, 1, 1.0, f"a flat disc {2 * r / PPM:.0f} mm across"))
+    return frame.detections(pending)
+
+
+def is_plain_disc(prep: Prepared, frame: Frame, centre: tuple[float, float], radius: float) -> bool:
+    """Whether the inside of a circle (tray-view pixels) is a coin's face: mostly of no cube's
+    colour (plate or nothing) and evenly lit. A ring of cubes around a gap of bare plate makes a
+    circle too, but half of its inside is cubes, cut by their edges and shadows."""
+    assert frame.gray is not None and frame.labels is not None
+    t = prep.tuning
+    inside = np.zeros(frame.gray.shape, np.uint8)
+    cv2.circle(inside, (int(round(centre[0])), int(round(centre[1]))), int(0.8 * radius), 1, -1)
+    labels = frame.labels[inside > 0]
+    plain = float(np.count_nonzero((labels == BACKGROUND) | (labels == UNKNOWN))) / max(len(labels), 1)
+    mean, std = cv2.meanStdDev(frame.gray, mask=inside)
+    spread = float(std[0, 0]) / max(float(mean[0, 0]), 1.0)
+    return plain >= t.DISC_MIN_PLAIN_SHARE and spread <= t.DISC_MAX_SHADING
 
 
 def shading(frame: Frame, core: Core) -> float:
