@@ -198,6 +198,21 @@ def test_the_fitting_script_refuses_a_render_set_of_the_held_out_seed(tmp_path: 
     assert root == tmp_path and scenes == []
 
 
+def test_the_fitting_script_holds_out_the_seeds_the_bench_reports_on() -> None:
+    """The held-out render seeds are restated in the package (which does not import the bench):
+    both lists must name the same seeds, or a fresh set could be tuned on."""
+    import importlib.util
+
+    from calibration.fit_counter_doubt import HELD_OUT_RENDER_SEEDS
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "heldout.py"
+    spec = importlib.util.spec_from_file_location("bench_heldout", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert set(bench.HELD_OUT_RENDER_SEEDS) == set(HELD_OUT_RENDER_SEEDS)
+
+
 def test_patch_rows_cover_every_colour_and_kind() -> None:
     rows = features([(_square_core(c, 40 + 50 * i, 80), Count(1, "face", faces=1.0))
                      for i, c in enumerate(ALL_COLOURS)])
