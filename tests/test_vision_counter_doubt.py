@@ -148,6 +148,28 @@ def test_bare_plate_ringed_by_cubes_is_not_a_coin(shared_dir: Path) -> None:
     assert reading.usable, reading.reason
 
 
+def test_a_plain_disc_needs_a_plain_middle(prep) -> None:
+    """A coin's face is plate-like to its middle; a pale cube lying in a gap among cubes (yellow is
+    about as grey as the plate) leaves the circle's rim plain but not its middle."""
+    from vision.colour import BACKGROUND, COLOUR_CODES
+    from vision.counter.guards import is_plain_disc
+
+    size = int(40 * PPM)
+    centre, radius = (size / 2, size / 2), 9.5 * PPM
+    gray = np.full((size, size), 200, np.uint8)
+    labels = np.full((size, size), BACKGROUND, np.uint8)
+    frame = Frame(None, None, None, None, labels=labels, gray=gray)  # type: ignore[arg-type]
+    assert is_plain_disc(prep, frame, centre, radius)
+    edge = (slice(int(centre[1] + 0.55 * radius), size), slice(0, size))  # a cube over the coin's rim
+    labels[edge] = COLOUR_CODES["yellow"]
+    assert is_plain_disc(prep, frame, centre, radius)
+    labels[edge] = BACKGROUND
+    side = int(8 * PPM)  # a cube lying off-centre in the middle
+    x0, y0 = int(centre[0] - side / 4), int(centre[1] - side / 4)
+    labels[y0:y0 + side, x0:x0 + side] = COLOUR_CODES["yellow"]
+    assert not is_plain_disc(prep, frame, centre, radius)
+
+
 # -- the coin rule, on drawn patches -----------------------------------------------------------
 
 @pytest.fixture(scope="module")

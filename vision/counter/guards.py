@@ -80,17 +80,27 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
 
 def is_plain_disc(prep: Prepared, frame: Frame, centre: tuple[float, float], radius: float) -> bool:
     """Whether the inside of a circle (tray-view pixels) is a coin's face: mostly of no cube's
-    colour (plate or nothing) and evenly lit. A ring of cubes around a gap of bare plate makes a
-    circle too, but half of its inside is cubes, cut by their edges and shadows."""
+    colour (plate or nothing), its middle almost all of it, and evenly lit. A ring of cubes around
+    a gap of bare plate makes a circle too, but half of its inside is cubes, cut by their edges and
+    shadows; where a pale cube (yellow is about as grey as the plate) lies in the gap, it lies in
+    the middle of the circle."""
     assert frame.gray is not None and frame.labels is not None
     t = prep.tuning
+    at = (int(round(centre[0])), int(round(centre[1])))
     inside = np.zeros(frame.gray.shape, np.uint8)
-    cv2.circle(inside, (int(round(centre[0])), int(round(centre[1]))), int(0.8 * radius), 1, -1)
-    labels = frame.labels[inside > 0]
-    plain = float(np.count_nonzero((labels == BACKGROUND) | (labels == UNKNOWN))) / max(len(labels), 1)
+    cv2.circle(inside, at, int(0.8 * radius), 1, -1)
+    middle = np.zeros(frame.gray.shape, np.uint8)
+    cv2.circle(middle, at, int(0.5 * radius), 1, -1)
     mean, std = cv2.meanStdDev(frame.gray, mask=inside)
     spread = float(std[0, 0]) / max(float(mean[0, 0]), 1.0)
-    return plain >= t.DISC_MIN_PLAIN_SHARE and spread <= t.DISC_MAX_SHADING
+    return (plain_share(frame.labels[inside > 0]) >= t.DISC_MIN_PLAIN_SHARE
+            and plain_share(frame.labels[middle > 0]) >= t.DISC_MIN_MIDDLE_PLAIN_SHARE
+            and spread <= t.DISC_MAX_SHADING)
+
+
+def plain_share(labels: NDArray[Any]) -> float:
+    """Share of class codes that are the plate or no colour at all."""
+    return float(np.count_nonzero((labels == BACKGROUND) | (labels == UNKNOWN))) / max(len(labels), 1)
 
 
 def shading(frame: Frame, core: Core) -> float:

@@ -122,12 +122,15 @@ class Tuning:
     # (OpenCV's HOUGH_GRADIENT_ALT: edge threshold, and how perfect a circle must be, 0..1) whose
     # inside is mostly of no cube's colour and evenly lit. On the tuning renders (204 scenes, 8 flat
     # coins) the coins were found 8 of 8, and at perfectness down to 0.6 no circle on a clean tray
-    # passed the two tests: coins measure shading 0.005-0.15 and 0.76-1.0 of no cube colour, gaps
-    # ringed by cubes 0.17 or more and at most 0.58 (those 0.17-0.2 show at most 0.35).
+    # passed the tests: coins measure shading 0.005-0.15 and 0.76-1.0 of no cube colour (inside
+    # 0.8 of the radius), gaps ringed by cubes 0.17 or more and at most 0.58 (those 0.17-0.2 show
+    # at most 0.35). At perfectness 0.5 one gap passed, a yellow cube lying in it: the middle
+    # (inside half the radius) of every coin was 0.9-1.0 of no cube colour, of that gap 0.63.
     DISC_RADIUS_MM: tuple[float, float] = (8.5, 11.0)
     DISC_EDGE_THRESHOLD: float = 250.0
     DISC_PERFECTNESS: float = 0.7
     DISC_MIN_PLAIN_SHARE: float = 0.6
+    DISC_MIN_MIDDLE_PLAIN_SHARE: float = 0.8
     DISC_MAX_SHADING: float = 0.2
     HAND_AREA_MM2: float = 40.0
     # The tint the plate keeps under an arm's shadow after the white balance (log gains up to about
