@@ -213,6 +213,19 @@ def _weak(candidate: dict[str, Any], beam: int | None) -> str:
     return f"chance {candidate['posterior']:.1%} after the evidence"
 
 
+def courtiers_in_doubt(obs: TrayReading, counts: dict[str, int]) -> dict[str, int]:
+    """Per colour, how many of the cubes ``counts`` leaves out of ``obs.cubes`` may be courtiers:
+    where the counter saw a courtier of that colour in the tray, or took a courtier's head for a
+    cube (``obs.pawn_cubes``), a patch the evidence says is no cube may well be a courtier (a pawn
+    lying on its side looks much like a cube from above); elsewhere it is a sliver or a shadow."""
+    out = {}
+    for colour, read in obs.cubes.items():
+        fewer = read - counts.get(colour, read)
+        if fewer > 0 and (obs.courtiers.get(colour, 0) or obs.pawn_cubes.get(colour, 0)):
+            out[colour] = fewer
+    return out
+
+
 @dataclass
 class Assessment:
     """One read judged: the doubts, the counts to use where there are none, and the reconciliation."""
@@ -243,6 +256,12 @@ def assess(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str, in
             seen = sum(rec.best.values()) if rec.best is not None else max(c["total"] for c in rec.candidates)
             found.append(f"the break-beam counted {beam} cubes falling but the likeliest reading holds "
                          f"{seen}: a cube may lie hidden under others")
+        elif rec.cubes is not None and (fewer := courtiers_in_doubt(obs, rec.cubes)):
+            # fewer cubes of a colour than read, where courtiers of that colour are about: what the
+            # evidence takes away may be a courtier read as a cube, which the cubes alone cannot say
+            found.extend(f"{rec.reason}; but a courtier may have been read as a cube: "
+                         f"{obs.courtiers.get(colour, 0)} to {obs.courtiers.get(colour, 0) + n} {colour} courtiers"
+                         for colour, n in sorted(fewer.items()))
         elif rec.cubes is not None:
             counts = dict(rec.cubes)
             notes.append(f"reconciled without asking: {rec.reason}")

@@ -166,3 +166,35 @@ def test_a_hidden_cube_is_not_given_to_a_colour_in_doubt() -> None:
     assert verdict.counts == obs.cubes and verdict.reconciliation is not None
     assert verdict.reconciliation.best == obs.cubes and verdict.reconciliation.beam_too_high
     assert len(verdict.doubts) == 1 and "likeliest reading holds 34: a cube may lie hidden" in verdict.doubts[0]
+
+
+def _purple_in_doubt(**kw: object) -> TrayReading:
+    """One purple patch the counter reads as a cube (63 %), or as nothing; no cube fell."""
+    return TrayReading(cubes={"purple": 1}, trusted=False,
+                       alternatives={"purple": [(1, 0.632), (0, 0.29), (2, 0.078)]}, **kw)  # type: ignore[arg-type]
+
+
+def test_a_cube_the_beam_rules_out_is_dropped_without_asking_where_no_courtier_is_about() -> None:
+    verdict = assess(_purple_in_doubt(), {}, None, beam=0)
+    assert verdict.doubts == []
+    assert verdict.counts["purple"] == 0 and "reconciled without asking" in verdict.notes[0]
+
+
+def test_a_cube_the_beam_rules_out_may_be_a_courtier_so_the_host_is_asked() -> None:
+    """Fresh renders, seed 4712, t0006: two purple courtiers and no cube; the counter read one
+    courtier as a purple cube, the beam counted nothing, and the station dropped the cube without
+    asking, one courtier short: a silent error. A colour whose courtiers are in the tray, or whose
+    courtier head the counter took for a cube, is not lowered without the host."""
+    seen = assess(_purple_in_doubt(courtiers={"purple": 1}), {}, None, beam=0)
+    assert seen.counts["purple"] == 1 and not seen.notes
+    assert len(seen.doubts) == 1 and "1 to 2 purple courtiers" in seen.doubts[0]
+    turned = assess(_purple_in_doubt(pawn_cubes={"purple": 1}), {}, None, beam=0)
+    assert "0 to 1 purple courtiers" in turned.doubts[0]
+
+
+def test_courtier_heads_read_as_cubes_are_kept_in_the_records() -> None:
+    reading = _purple_in_doubt(courtiers={"purple": 1}, pawn_cubes={"purple": 1})
+    record = reading.to_record()
+    assert record["pawn_cubes"] == {"purple": 1}
+    assert TrayReading.from_record(record).to_record() == record
+    assert "pawn_cubes" not in TrayReading(cubes={"red": 2}).to_record()

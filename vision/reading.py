@@ -65,6 +65,10 @@ class TrayReading:
     # Only the colours in doubt: (count, probability) most likely first, the first count equal to
     # ``cubes[colour]``, probabilities summing to 1 (3 places), at most 4 a colour. {} when sure.
     alternatives: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
+    # Of each colour's cubes, how many are patches the counter first read as a courtier's head and
+    # its decision model then found more probably a cube face (the courtier count is one less for
+    # each). Where the drop cycle uses fewer cubes of that colour, those may be courtiers after all.
+    pawn_cubes: dict[str, int] = field(default_factory=dict)
     # What the station adds: where the reading came from ("camera", "direct"), whether the tray had
     # settled before the frame, and the photos written for it (raw: the evidence; annotated).
     source: str = "camera"
@@ -93,7 +97,9 @@ class TrayReading:
                 "usable": self.usable, "reason": self.reason, "confidence": round(float(self.confidence), 4),
                 "source": self.source, "settled": self.settled, "trusted": bool(self.trusted),
                 "alternatives": {c: [[int(n), round(float(p), 3)] for n, p in alts]
-                                 for c, alts in self.alternatives.items()}}
+                                 for c, alts in self.alternatives.items()},
+                **({"pawn_cubes": {c: int(n) for c, n in self.pawn_cubes.items() if n}}
+                   if any(self.pawn_cubes.values()) else {})}
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> TrayReading:
@@ -104,6 +110,7 @@ class TrayReading:
             courtiers={c: int(n) for c, n in record.get("courtiers", {}).items()},
             confidence=float(record["confidence"]), trusted=bool(record["trusted"]),
             alternatives={c: [(int(n), float(p)) for n, p in alts] for c, alts in record.get("alternatives", {}).items()},
+            pawn_cubes={c: int(n) for c, n in record.get("pawn_cubes", {}).items()},
             source=str(record.get("source", "camera")), settled=bool(record.get("settled", True)),
         )
 

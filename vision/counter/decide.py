@@ -119,7 +119,9 @@ def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: D
                            complete=len(frame.pose.marker_ids) >= len(g.MARKER_IDS),
                            tables=model_tables, leftover=frame.debug["leftover"])
     frame.debug["verdict"] = verdict
+    read_courtiers = dict(courtiers)
     courtiers = pawns_that_were_cubes(patches, model_tables, cubes, verdict.cubes, courtiers)
+    pawn_cubes = {c: read_courtiers[c] - n for c, n in courtiers.items() if read_courtiers[c] > n}
     cubes = dict(verdict.cubes)
     pending: list[tuple[str, str | None, npt.NDArray[np.int32], int, float, str | None]] = []
     flags: list[bool] = []
@@ -139,4 +141,4 @@ def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: D
         reason = f"counted, with doubt: {shown}"
     return TrayReading(True, reason, cubes, courtiers, round(float(np.clip(confidence, 0.0, 1.0)), 3),
                        detections, doubts, frame.pose.marker_ids, trusted=verdict.trusted,
-                       alternatives=verdict.alternatives)
+                       alternatives=verdict.alternatives, pawn_cubes=pawn_cubes)
