@@ -153,7 +153,7 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
         weight = prior
         if out is None and beam is not None:
             if beam < total and not undercount_plausible(beam, total, clump):
-                out = f"{total} cubes in all: too many for the break-beam's {beam} (clumps do not explain it)"
+                out = f"{total} cubes in all, too many for the break-beam's {beam} (clumps do not explain it)"
             else:
                 weight = prior * beam_evidence(beam, total, clump)
                 if weight <= 0.0:

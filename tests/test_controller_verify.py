@@ -198,3 +198,13 @@ def test_courtier_heads_read_as_cubes_are_kept_in_the_records() -> None:
     assert record["pawn_cubes"] == {"purple": 1}
     assert TrayReading.from_record(record).to_record() == record
     assert "pawn_cubes" not in TrayReading(cubes={"red": 2}).to_record()
+
+
+def test_the_courtier_question_and_the_beams_reasons_read_in_german() -> None:
+    from controller.i18n import translate
+
+    seen = assess(_purple_in_doubt(courtiers={"purple": 1}), {}, None, beam=0)
+    german = translate(seen.doubts[0], "de")
+    assert "Höfling" in german and "Lichtschranke" in german
+    for english in ("courtier", "cubes in all", "too many", "break-beam", "read as"):
+        assert english not in german, german
