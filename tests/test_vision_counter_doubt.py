@@ -130,7 +130,7 @@ def test_bare_plate_ringed_by_cubes_is_not_a_coin(shared_dir: Path) -> None:
     where circles less perfect than the guard's are looked at."""
     from calibration.tray_dev import calibration_profile
     from vision.counter import TrayCounter
-    from vision.counter.guards import flat_discs, is_plain_disc
+    from vision.counter.guards import coin_sized_circles, flat_discs, is_plain_disc
     from vision.imageio import read_image
 
     dev = shared_dir / "data" / "tray_dev"
@@ -139,11 +139,9 @@ def test_bare_plate_ringed_by_cubes_is_not_a_coin(shared_dir: Path) -> None:
     dev_counter = TrayCounter(calibration_profile(dev))
     reading, frame = dev_counter.read(read_image(dev / "test" / "t0042.jpg"))
     assert frame is not None and frame.gray is not None
-    lo, hi = (int(r * PPM) for r in dev_counter.prepared.tuning.DISC_RADIUS_MM)
-    circles = cv2.HoughCircles(frame.gray, cv2.HOUGH_GRADIENT_ALT, 1.5, lo, param1=250, param2=0.6,
-                               minRadius=lo, maxRadius=hi + 1)
-    assert circles is not None, "the scene was chosen for a circle among its cubes"
-    assert not any(is_plain_disc(dev_counter.prepared, frame, (x, y), r) for x, y, r in circles[0])
+    circles = coin_sized_circles(dev_counter.prepared, frame, perfectness=0.6)
+    assert circles, "the scene was chosen for a circle among its cubes"
+    assert not any(is_plain_disc(dev_counter.prepared, frame, (x, y), r) for x, y, r in circles)
     assert flat_discs(dev_counter.prepared, frame, perfectness=0.6) == []
     assert reading.usable, reading.reason
 

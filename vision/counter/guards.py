@@ -55,27 +55,31 @@ def colourless_objects(prep: Prepared, frame: Frame) -> list[Detection]:
 
 
 def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -> list[Detection]:
-    """Coins lying flat: circles 17-22 mm across whose inside is mostly of no cube's colour and
-    evenly lit (:func:`is_plain_disc`). A nickel (or a pale brass) coin under the ring light is
-    about as bright and grey as the plate, so the classifier takes its face for the plate and
-    :func:`colourless_objects` never sees it; its dark rim or its shadow then reads as a sliver of
-    a black cube, or it hides part of a cube. ``perfectness``: how perfect a circle must be to be
-    looked at (0..1, ``DISC_PERFECTNESS`` unless given)."""
+    """Coins lying flat: circles 17-22 mm across (:func:`coin_sized_circles`) whose inside is mostly
+    of no cube's colour and evenly lit (:func:`is_plain_disc`). A nickel (or a pale brass) coin under
+    the ring light is about as bright and grey as the plate, so the classifier takes its face for the
+    plate and :func:`colourless_objects` never sees it; its dark rim or its shadow then reads as a
+    sliver of a black cube, or it hides part of a cube."""
+    pending: list[tuple[str, str | None, NDArray[Any], int, float, str | None]] = []
+    for x, y, r in coin_sized_circles(prep, frame, perfectness):
+        if is_plain_disc(prep, frame, (x, y), r):
+            centre = (int(round(x)), int(round(y)))
+            outline = np.asarray(cv2.ellipse2Poly(centre, (int(r), int(r)), 0, 0, 360, 10))
+            pending.append(("foreign", None, outline, 1, 1.0, f"a flat disc {2 * r / PPM:.0f} mm across"))
+    return frame.detections(pending)
+
+
+def coin_sized_circles(prep: Prepared, frame: Frame, perfectness: float | None = None) -> list[tuple[float, float, float]]:
+    """Circles 17-22 mm across in the grey tray view, ``(x, y, radius)`` in its pixels (OpenCV's
+    ``HOUGH_GRADIENT_ALT``). ``perfectness``: how perfect a circle must be to be found (0..1,
+    ``DISC_PERFECTNESS`` unless given)."""
     assert frame.gray is not None
     t = prep.tuning
     lo, hi = (int(r * PPM) for r in t.DISC_RADIUS_MM)
     circles = cv2.HoughCircles(frame.gray, cv2.HOUGH_GRADIENT_ALT, 1.5, lo, param1=t.DISC_EDGE_THRESHOLD,
                                param2=t.DISC_PERFECTNESS if perfectness is None else perfectness,
                                minRadius=lo, maxRadius=hi)
-    if circles is None:
-        return []
-    pending: list[tuple[str, str | None, NDArray[Any], int, float, str | None]] = []
-    for x, y, r in circles[0]:
-        if is_plain_disc(prep, frame, (float(x), float(y)), float(r)):
-            centre = (int(round(x)), int(round(y)))
-            outline = np.asarray(cv2.ellipse2Poly(centre, (int(r), int(r)), 0, 0, 360, 10))
-            pending.append(("foreign", None, outline, 1, 1.0, f"a flat disc {2 * r / PPM:.0f} mm across"))
-    return frame.detections(pending)
+    return [] if circles is None else [(float(x), float(y), float(r)) for x, y, r in circles[0]]
 
 
 def is_plain_disc(prep: Prepared, frame: Frame, centre: tuple[float, float], radius: float) -> bool:
