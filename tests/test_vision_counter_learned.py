@@ -198,19 +198,23 @@ def test_the_fitting_script_refuses_a_render_set_of_the_held_out_seed(tmp_path: 
     assert root == tmp_path and scenes == []
 
 
-def test_the_fitting_script_holds_out_the_seeds_the_bench_reports_on() -> None:
-    """The held-out render seeds are restated in the package (which does not import the bench):
-    both lists must name the same seeds, or a fresh set could be tuned on."""
+def test_the_fitting_script_refuses_every_seed_the_bench_holds_out(tmp_path: Path) -> None:
+    """Each render seed the bench reports on as held out is one the fitting script will not tune on."""
     import importlib.util
 
-    from calibration.fit_counter_doubt import HELD_OUT_RENDER_SEEDS
+    from calibration.fit_counter_doubt import tuning_scenes
 
     path = Path(__file__).resolve().parent.parent / "bench" / "heldout.py"
     spec = importlib.util.spec_from_file_location("bench_heldout", path)
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    assert set(bench.HELD_OUT_RENDER_SEEDS) == set(HELD_OUT_RENDER_SEEDS)
+    assert {2026, 4711, 4712} <= set(bench.HELD_OUT_RENDER_SEEDS)
+    (tmp_path / "test").mkdir()
+    for seed in bench.HELD_OUT_RENDER_SEEDS:
+        (tmp_path / "manifest.json").write_text(json.dumps({"seed": seed}))
+        with pytest.raises(SystemExit, match="held out"):
+            tuning_scenes(tmp_path / "no-shared", [tmp_path])
 
 
 def test_patch_rows_cover_every_colour_and_kind() -> None:
