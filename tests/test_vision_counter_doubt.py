@@ -110,6 +110,26 @@ def test_a_cube_a_little_over_a_quarter_visible_is_counted(counter, train, name,
         assert _near_detection(reading, colour, _plate_mm(piece), 12.0)
 
 
+@pytest.mark.parametrize(("name", "colour"), [("t0065", "blue"), ("t0083", "red")])
+def test_a_shaded_face_in_a_pile_is_a_cube_not_a_courtier(counter, train, name, colour) -> None:
+    """A cube face turned from the ring light is as dark as a courtier's ball; these scenes hold no
+    courtier, and such a face (as long as a whole face, no rounder than a square) was read as one,
+    leaving the decision model to turn it back into a cube. It is a cube from the start now."""
+    reading, meta = _read(counter, train, name)
+    assert not any(meta["courtiers"].values()), "the scene was chosen for holding no courtier"
+    assert not any(reading.courtiers.values()) and not reading.pawn_cubes, (reading.courtiers, reading.pawn_cubes)
+    assert not any(d.kind == "courtier" for d in reading.detections)
+    assert _in_bracket(reading, meta, colour), (reading.cubes, meta["visible_cubes"])
+
+
+def test_courtiers_standing_in_the_tray_are_still_courtiers(counter, train) -> None:
+    """t0019: two yellow courtiers and a purple one stand among the cubes, their heads shaded and
+    round (under 9.5 mm long or rounder than a square): each is read as a courtier."""
+    reading, meta = _read(counter, train, "t0019")
+    assert sum(meta["visible_courtiers"].values()) == 3
+    assert reading.courtiers == meta["visible_courtiers"]
+
+
 # -- a coin lying flat that the classifier takes for the plate -------------------------------------
 
 def test_a_nickel_coin_read_as_the_plate_is_refused(counter, train) -> None:

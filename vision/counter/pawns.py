@@ -36,6 +36,8 @@ def looks_like_pawn(prep: Prepared, core: Core) -> bool:
             and core.width_mm >= t.LYING_PAWN_MIN_WIDTH_MM and core.area_mm2 >= t.LYING_PAWN_MIN_MM2
             and core.roundness >= t.LYING_PAWN_MIN_ROUNDNESS):
         return True
+    if core.length_mm >= t.PAWN_FACE_LENGTH_MM and core.roundness < t.PAWN_FACE_ROUNDNESS:
+        return False  # a shaded whole face
     roundness = t.PAWN_ROUNDNESS_BLACK if core.colour == "black" else t.PAWN_ROUNDNESS
     return core.roundness > roundness
 

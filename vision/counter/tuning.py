@@ -48,6 +48,12 @@ class Tuning:
     PAWN_ROUNDNESS: float = 0.55
     PAWN_ROUNDNESS_BLACK: float = 0.8
     PAWN_MAX_SQUARENESS: float = 0.88  # a disc fills pi/4 of its bounding square, a face nearly all
+    # A shaded cube face in a pile is as dark as a ball: what is as long as a whole face and no
+    # rounder than a square (a square fills 2/pi of its enclosing circle) is a face. On the tuning
+    # renders every cube read as a standing pawn was 9.7 mm long or more at roundness 0.66 or less;
+    # every real head at 9.5 mm or more was 0.75 or rounder.
+    PAWN_FACE_LENGTH_MM: float = 9.5
+    PAWN_FACE_ROUNDNESS: float = 0.7
     # A pawn lying down: its core (about 12-13 x 9-10 mm) is longer than any whole face's core and
     # tapered; as wide as its base less the seams, most of a face's area, rounded outline.
     LYING_PAWN_MIN_LENGTH_MM: float = 11.0
