@@ -130,6 +130,28 @@ def test_courtiers_standing_in_the_tray_are_still_courtiers(counter, train) -> N
     assert reading.courtiers == meta["visible_courtiers"]
 
 
+def test_a_cube_with_every_face_unlit_is_counted(train) -> None:
+    """t0143: a purple cube stands on an edge in the pile, 97 % visible, its faces all turned from
+    the ring light: darker and more saturated than a purple top, most of its pixels matched no
+    colour and it left no patch. The second look at a wider gate finds it, as one cube in doubt,
+    and no other cube of the tray is taken for one."""
+    from calibration.tray_dev import calibration_profile
+    from vision.counter import TrayCounter
+    from vision.imageio import read_image
+
+    meta = json.loads((train / "test" / "t0143.json").read_text())
+    reading, frame = TrayCounter(calibration_profile(train)).read(read_image(train / "test" / "t0143.jpg"))
+    assert frame is not None and reading.usable
+    unlit = [c.core for c in frame.debug["counted"] if c.core.corner]
+    assert [c.colour for c in unlit] == ["purple"]
+    found = next(d for d in reading.detections if d.colour == "purple" and d.note and d.note.startswith("corner"))
+    standing = [p for p in meta["pieces"] if p["type"] == "cube" and p["colour"] == "purple"
+                and p["visible_fraction"] > 0.9 and _tilt_deg(p["quaternion"]) > 30
+                and math.dist(_plate_mm(p), found.centre_mm) < 4.0]
+    assert standing, found.centre_mm
+    assert _in_bracket(reading, meta, "purple"), (reading.cubes, meta["visible_cubes"])
+
+
 # -- a coin lying flat that the classifier takes for the plate -------------------------------------
 
 def test_a_nickel_coin_read_as_the_plate_is_refused(counter, train) -> None:

@@ -37,6 +37,11 @@ COLOUR_CODES = {c: i + 1 for i, c in enumerate(ALL_COLOURS)}
 # whose floor varies with the ring light's reflection and shadows.
 GATE_COLOUR = 16.3
 GATE_BACKGROUND = 25.0
+# The wider gate a second look uses on solid patches of no colour (vision.counter.unlit): a cube's
+# faces turned away from the ring light are darker and more saturated than the flat tops the
+# profile learned (on the tuning piles a red cube on its edge lay at 17-25 from red, 66 or more
+# from any other colour), so a distance of about 5.5 standard deviations still names one colour.
+GATE_COLOUR_RELAXED = 30.0
 # The light's brightness varies by about 30 % across scenes (spec) and the lens's vignette darkens the
 # plate band and the tray differently, so the plate does not cancel brightness exactly. A colour's
 # model is widened along the direction in Lab that a change of brightness moves it (a physical
@@ -110,6 +115,7 @@ class PixelClassifier:
         refl = np.stack([b, g, r], axis=-1).reshape(-1, 3)
         lab = reflectance_to_lab(refl.reshape(-1, 1, 3)).reshape(-1, 3).astype(np.float64)
         self.table = self._classify_lab(lab).astype(np.uint8)
+        self.relaxed_table = self._classify_lab(lab, GATE_COLOUR_RELAXED).astype(np.uint8)
         self._last_level: NDArray[Any] | None = None
         self._luts: list[NDArray[Any]] = []
 
@@ -117,12 +123,12 @@ class PixelClassifier:
         """A colour's model as the classifier uses it (widened for brightness and tint)."""
         return tint_tolerant(brightness_tolerant(self.profile.colours[colour]))
 
-    def _classify_lab(self, lab: NDArray[Any]) -> NDArray[Any]:
+    def _classify_lab(self, lab: NDArray[Any], colour_gate: float = GATE_COLOUR) -> NDArray[Any]:
         # Courtier pawns are told from cubes by shape, not colour: their pixels join the cube colours.
         models: list[tuple[int, ColourModel, float]] = [
             (BACKGROUND, tint_tolerant(brightness_tolerant(self.profile.background, SHADOW_SIGMA), FLOOR_TINT_SIGMA), GATE_BACKGROUND)
         ]
-        models += [(COLOUR_CODES[c], self.tolerant_model(c), GATE_COLOUR) for c in self.profile.colours]
+        models += [(COLOUR_CODES[c], self.tolerant_model(c), colour_gate) for c in self.profile.colours]
         scores = np.empty((len(models), len(lab)))
         gated = np.empty((len(models), len(lab)), dtype=bool)
         for k, (_, model, gate) in enumerate(models):
@@ -149,11 +155,12 @@ class PixelClassifier:
         self._luts = luts
         return luts
 
-    def classify(self, bgr: NDArray[Any], plate_level: NDArray[Any]) -> NDArray[Any]:
-        """Class code per pixel (uint8, same height and width as ``bgr``)."""
+    def classify(self, bgr: NDArray[Any], plate_level: NDArray[Any], relaxed: bool = False) -> NDArray[Any]:
+        """Class code per pixel (uint8, same height and width as ``bgr``); ``relaxed``: the cube
+        colours' gates widened to :data:`GATE_COLOUR_RELAXED`."""
         lb, lg, lr = self._channel_luts(np.asarray(plate_level, dtype=np.float64))
         b, g, r = cv2.split(bgr)
         idx = cv2.LUT(b, lb).astype(np.int32) * (LUT_LEVELS * LUT_LEVELS)
         idx += cv2.LUT(g, lg).astype(np.int32) * LUT_LEVELS
         idx += cv2.LUT(r, lr).astype(np.int32)
-        return self.table[idx]
+        return (self.relaxed_table if relaxed else self.table)[idx]

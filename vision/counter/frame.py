@@ -43,8 +43,9 @@ class Core:
     # colour (partial faces only; see vision.counter.partial).
     visible_mm2: float | None = None
     strip: bool = False  # a visible part found around other faces, with no core of its own
-    # Round and wider than any face, like a coin, but shaded like a cube standing on a corner or an
-    # edge (its top-down outline a hexagon): read as one cube, in doubt (see vision.counter.guards).
+    # A cube standing on a corner or an edge: round and wider than any face, like a coin, but shaded
+    # as such a cube's two or three faces are (vision.counter.guards), or its faces all unlit and
+    # of no colour at the usual gate (vision.counter.unlit). Read as one cube, in doubt.
     corner: bool = False
     quarter_mm2: float = 0.0  # the visible top area that makes this cube count
     # A merged core cut at its necks: per part (area mm2, length mm, cells). Empty: not cut.
@@ -71,6 +72,8 @@ class Prepared:
         self.reach_kernel = disc(2 * t.FACE_REACH_MM)
         self.pawn_open_kernel = disc(2.0)  # what is left beside a face: slivers along its edges go
         self.k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        self.unlit_box = max(3, int(round(t.UNLIT_BOX_MM * PPM)) | 1)
+        self.unlit_clear = max(1, int(round(t.UNLIT_CLEAR_MM * PPM)))  # k3 dilations
         self.top_l = {c: m.mean[0] for c, m in profile.colours.items()}
         self.models = {c: self.classifier.tolerant_model(c) for c in profile.colours}
         self.pawn_l = {c: m.mean[0] for c, m in profile.courtiers.items()}

@@ -56,8 +56,8 @@ def _cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None) -> Count:
     t = prep.tuning
     a, face = core.area_mm2, t.FACE_CORE_MM2
     if core.corner:
-        return Count(1, "corner", TILTED_SCORE, f"a round patch {2 * core.radius_mm:.0f} mm across read as one cube "
-                     "standing on its corner (not a coin)", 0, 1)
+        return Count(1, "corner", TILTED_SCORE, f"a patch {2 * core.radius_mm:.0f} mm across read as one cube "
+                     "standing on an edge or a corner", 0, 1)
     if core.strip:
         return Count(1, "strip", SMALL_FACE_SCORE, f"a strip of {a:.0f} mm2 around other cubes taken for a cube under them", 0, 1)
     if a < t.SMALL_FACE_MM2:

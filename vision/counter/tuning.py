@@ -107,6 +107,18 @@ class Tuning:
     # the patch's median level, per pixel), each calm cell of at least STEP_CELL_MM2 is a face.
     STEP_SHARE: float = 0.06
     STEP_CELL_MM2: float = 0.15 * FACE_AREA_MM2
+    # -- cubes with every face unlit (vision.counter.unlit) --
+    # No-colour pixels are a solid patch where they fill this share of a box this wide around them
+    # (a seam between faces is a line 1-2 px wide, under a third of the box); such a patch of one
+    # colour at the wider gate, at least half a face and as wide as a quarter face's corner (the
+    # quarter rule's smallest counted piece), clear of the counted patches of its colour by this
+    # much (their own shaded sides), is a cube. Reasoned sizes; on 207 tuning scenes (the tuning
+    # part, tray_dev and four tuning pile sets) it found 6 cubes, all real, and lost no scene.
+    UNLIT_BOX_MM: float = 2.3
+    UNLIT_SOLID_SHARE: float = 0.45
+    UNLIT_MIN_MM2: float = 0.5 * FACE_AREA_MM2
+    UNLIT_MIN_RADIUS_MM: float = 0.25 * g.CUBE_EDGE_MM
+    UNLIT_CLEAR_MM: float = 0.7
     # -- guards (vision.counter.guards) --
     # Matching no colour and wider than any cube face: a coin (20 mm), a fingertip (~16 mm).
     FOREIGN_RADIUS_MM: float = 5.5
