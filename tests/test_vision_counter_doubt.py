@@ -152,6 +152,27 @@ def test_a_cube_with_every_face_unlit_is_counted(train) -> None:
     assert _in_bracket(reading, meta, "purple"), (reading.cubes, meta["visible_cubes"])
 
 
+def test_every_kind_of_doubt_the_counter_states_reads_german(counter, train) -> None:
+    """The reading's doubts (shown at the table beside the photo) in German: one scene for each kind
+    of doubtful patch (small, merged, touching, tilted, strip, quarter, stacked, on an edge)."""
+    import re
+    import sys
+
+    from controller.i18n import translate
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from english_left import english_in
+
+    seen = set()
+    for name in ("t0001", "t0002", "t0008", "t0043", "t0046", "t0143"):
+        reading, _ = _read(counter, train, name)
+        for doubt in reading.doubts:
+            seen.add(re.sub(r"\d+|\((red|blue|yellow|purple|black|green)\)", "", doubt))
+            said = translate(doubt, "de")
+            assert not english_in(said), (doubt, said)
+    assert len(seen) == 8, seen  # the scenes still hold the kinds they were chosen for
+
+
 # -- a coin lying flat that the classifier takes for the plate -------------------------------------
 
 def test_a_nickel_coin_read_as_the_plate_is_refused(counter, train) -> None:
