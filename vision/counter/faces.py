@@ -8,7 +8,6 @@ brightness so it works for black cubes as for yellow) splits touching cubes of o
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import cv2
@@ -16,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, bgr_to_lab
-from vision.counter.frame import Core, Frame, Prepared, filled_area, largest_contour
+from vision.counter.frame import Core, Frame, Prepared, largest_contour, roundness
 from vision.counter.merged import parts, summits
 from vision.counter.tuning import FACE_AREA_MM2, PPM
 
@@ -116,7 +115,6 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
             if contour is None:
                 contour = largest_contour(sub.astype(np.uint8)) + np.array([x, y])
             rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
-            (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
             px_area = float(stats[i, cv2.CC_STAT_AREA])
             hull_area = max(cv2.contourArea(cv2.convexHull(contour.astype(np.int32))), 1.0)
             small = area_mm2 < 1.5 * t.FACE_CORE_MM2
@@ -128,7 +126,7 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
                 continue
             means.append(tuple(float(v) for v in np.array(cv2.mean(tray[y:y + h, x:x + w], sub.astype(np.uint8)))[:3]))
             found.append((i, area_mm2, r, px_area / max(rect_w * rect_h, 1.0),
-                          filled_area(contour) / (math.pi * rad * rad), contour, rect_w, rect_h, sub, dsub, x, y, w, h))
+                          roundness(contour), contour, rect_w, rect_h, sub, dsub, x, y, w, h))
         if not found:
             continue
         # Each pixel passed the colour's gate; the face's mean must pass it too (a dark crevice

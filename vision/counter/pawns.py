@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from vision import geometry as g
 from vision.colour import bgr_to_lab
-from vision.counter.frame import Core, Frame, Prepared, filled_area, largest_contour
+from vision.counter.frame import Core, Frame, Prepared, largest_contour, roundness
 from vision.counter.tuning import FACE_AREA_MM2, PPM
 
 
@@ -118,7 +118,6 @@ def _pawn_beside(prep: Prepared, frame: Frame, core: Core, mask: NDArray[Any], o
     blob = (comp == i).astype(np.uint8)
     area_mm2 = float(stats[i, cv2.CC_STAT_AREA]) / PPM**2
     contour = largest_contour(blob)
-    (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
     rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
     bx, by = int(origin[0]), int(origin[1])
     sub = frame.tray[by:by + blob.shape[0], bx:bx + blob.shape[1]]
@@ -126,7 +125,7 @@ def _pawn_beside(prep: Prepared, frame: Frame, core: Core, mask: NDArray[Any], o
     light = float(bgr_to_lab(mean_bgr.reshape(1, 1, 3), frame.level).reshape(3)[0])
     r_in = float(cv2.distanceTransform(blob, cv2.DIST_L2, 3).max()) / PPM
     head = Core(core.colour, area_mm2, r_in, float(stats[i, cv2.CC_STAT_AREA]) / max(rect_w * rect_h, 1.0),
-                filled_area(contour) / (math.pi * rad * rad), light, contour + origin,
+                roundness(contour), light, contour + origin,
                 (float(cents[i][0] + origin[0]), float(cents[i][1] + origin[1])),
                 length_mm=max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM)
     if area_mm2 < t.PAWN_HEAD_MIN_MM2 or r_in < t.PAWN_HEAD_MIN_RADIUS_MM or not looks_like_pawn(prep, head):

@@ -13,14 +13,12 @@ and no-colour pixels beside it are shadow.
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import COLOUR_CODES, UNKNOWN, bgr_to_lab
-from vision.counter.frame import Core, Frame, Prepared, filled_area, largest_contour
+from vision.counter.frame import Core, Frame, Prepared, largest_contour, roundness
 from vision.counter.tuning import PPM
 
 
@@ -68,11 +66,10 @@ def _core(prep: Prepared, frame: Frame, colour: str, blob: NDArray[np.uint8], ce
     radius = float(cv2.distanceTransform(filled, cv2.DIST_L2, 3).max()) / PPM
     if radius < prep.tuning.UNLIT_MIN_RADIUS_MM:
         return None
-    (_, _), enclosing = cv2.minEnclosingCircle(contour.astype(np.float32))
     rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
     area_px = float(np.count_nonzero(blob))
     mean_bgr = np.array(cv2.mean(frame.tray, blob), np.float32)[:3]
     lightness = float(bgr_to_lab(mean_bgr.reshape(1, 1, 3), frame.level).reshape(3)[0])
     return Core(colour, area_px / PPM**2, radius, area_px / max(rect_w * rect_h, 1.0),
-                filled_area(contour) / (math.pi * enclosing * enclosing), lightness, contour, centre,
+                roundness(contour), lightness, contour, centre,
                 length_mm=max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM, corner=True)
