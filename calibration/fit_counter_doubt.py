@@ -2,8 +2,8 @@
 
 Only the tuning part (``bench/heldout.py``): ``tray_train/test`` scenes with ``NNNN % 3 != 0`` and
 ``tray_dev/test``, each set calibrated on its own calibration shots. Every counted patch is matched
-with the pieces of its colour whose top lies in it (ground truth: centre, layer, visible fraction);
-the patch was right when its count lies between the pieces in it that are at least a quarter
+with the pieces of its colour whose visible part it overlaps most (ground truth drawn as the camera
+sees it: :mod:`calibration.render_truth`); the patch was right when its count lies between the pieces in it that are at least a quarter
 visible and all the pieces in it. The off-by (delta) is tallied per kind of reading, with a
 Laplace-like prior so that a kind seen rarely is not taken for certain; visible cubes that no patch
 stands for give the missed rate. Then ``trust_p`` is set on the same scenes: the smallest
@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.fit_counter_patches import out_of_fold, train
+from calibration.render_truth import match
 from calibration.tray_dev import calibration_profile
 from vision import geometry as g
 from vision.counter import TrayCounter
@@ -39,17 +40,21 @@ from vision.counter.doubt import DELTAS, MODEL_PATH, DoubtModel, model_key
 from vision.counter.frame import Core
 from vision.counter.merged import Count
 from vision.counter.patch_model import CLASSES, MODEL_FILE, features
-from vision.counter.tuning import PPM
 from vision.geometry import ALL_COLOURS
 from vision.imageio import read_image
-from vision.plate import TRAY_VIEW
 
 PRIOR_WEIGHT = 2.0  # pseudo-observations spread like the faces' table
-MATCH_MM = 2.0  # a piece's top this far outside a patch still belongs to it
-PARTIAL_MATCH_MM = 7.0  # ... and a partly hidden one's top this far (its visible part is off-centre)
+MIN_SEEN = 20  # patches of a kind below which its table is widened in proportion
 TRUST_MARGIN = 0.01
 WRONG_TAIL = 0.002  # share of wrong readings' fitted log-odds allowed above the trust threshold
 KIND_WEIGHT = 0.2  # share of the kind tables in a patch's table when the forest is used
+# Uncounted colour at least this wide (inscribed radius, mm) takes the "leftover" table's odds of a
+# cube missed. The visible cubes that no patch holds are mostly cubes a quarter visible by their
+# dark sides, beside or under another cube: on the tuning renders (207 scenes) 4 of the 7 left a
+# piece 1.2-1.4 mm wide, as did 26 of the 1058 other colours read (none 1.7 mm or wider). Out of
+# fold, 1.2 mm trusted 72-78 of those scenes against 61-67 at 2.5 mm (three forest seeds): the
+# missed cubes were the wrong readings stated surest, which set the trust bar.
+LEFTOVER_RADIUS_MM = 1.2
 UNSEEN_KINDS = ("leftover", "corner", "quarter", "strip", "stacked", "small", "tilted", "big_face")
 
 
@@ -85,20 +90,6 @@ def tuning_scenes(shared: Path, extra: list[Path] | None = None) -> list[tuple[P
     return out
 
 
-def _view_px(piece: dict[str, Any], camera: dict[str, Any]) -> tuple[float, float]:
-    """Where a piece's top centre lies in the tray view. The renders put the plate's centre at the
-    origin with y up; plate coordinates here start at its top-left corner with y down. The view is
-    the plane one cube edge above the plate, seen from the rendered camera."""
-    cx, cy = g.PLATE_W_MM / 2, g.PLATE_H_MM / 2
-    x, y, z = piece["center_mm"]
-    cam_x, cam_y, height = camera["position_mm"]
-    top = z + g.CUBE_EDGE_MM / 2
-    s = (height - TRAY_VIEW.plane_mm) / max(height - top, 1.0)
-    vx = cx + cam_x + (x - cam_x) * s
-    vy = cy - (cam_y + (y - cam_y) * s)
-    return (vx - TRAY_VIEW.x0) * PPM - 0.5, (vy - TRAY_VIEW.y0) * PPM - 0.5
-
-
 @dataclass
 class Scene:
     """One tuning scene as the stages read it: each counted cube patch with its measures and its
@@ -113,36 +104,6 @@ class Scene:
     rows: NDArray[Any]  # vision.counter.patch_model.features of the patches
     leftover: dict[str, tuple[float, float]]  # vision.counter.leftover, per colour
     missed: dict[str, int]  # visible cubes of each colour no patch holds
-
-
-def match(patches: list[tuple[Core, Count]], meta: dict[str, Any]) -> tuple[list[int], dict[str, int]]:
-    """Each patch's off-by (the truth minus its count, 0 when its count lies between the pieces in
-    it at least a quarter visible and all the pieces in it), and the visible cubes no patch holds."""
-    assigned: dict[int, list[float]] = defaultdict(list)
-    missed = {c: 0 for c in ALL_COLOURS}
-    for piece in meta["pieces"]:
-        if piece.get("type") != "cube":
-            continue
-        pt = _view_px(piece, meta["camera"])
-        # A partly hidden cube's visible part lies off its centre, towards its uncovered side.
-        best, best_d = None, -(MATCH_MM if piece["visible_fraction"] >= 0.9 else PARTIAL_MATCH_MM) * PPM
-        for i, (core, _) in enumerate(patches):
-            if core.colour != piece["colour"]:
-                continue
-            d = cv2.pointPolygonTest(core.contour.reshape(-1, 1, 2).astype(np.float32), pt, True)
-            if d >= best_d:
-                best, best_d = i, d
-        if best is not None:
-            assigned[best].append(piece["visible_fraction"])
-        elif piece["visible_fraction"] >= 0.25:
-            missed[piece["colour"]] += 1
-    deltas = []
-    for i, (_, count) in enumerate(patches):
-        fracs = assigned.get(i, [])
-        lo, hi = sum(f >= 0.25 for f in fracs), len(fracs)
-        n = count.n
-        deltas.append(lo - n if n < lo else (hi - n if n > hi else 0))
-    return deltas, missed
 
 
 def collect(shared: Path, extra: list[Path] | None = None) -> tuple[list[Scene], int]:
@@ -168,13 +129,13 @@ def collect(shared: Path, extra: list[Path] | None = None) -> tuple[list[Scene],
     return out, missed
 
 
-def fit_tables(scenes: list[Scene], missed: int) -> DoubtModel:
-    """The kind tables: each kind's off-by tallied, smoothed by a prior like the faces'."""
+def fit_tables(scenes: list[Scene], missed: int, radius: float = LEFTOVER_RADIUS_MM) -> DoubtModel:
+    """The kind tables: each kind's off-by tallied, smoothed by a prior like the faces'; ``radius``:
+    the leftover width from which the "leftover" table applies."""
     counts: dict[str, NDArray[Any]] = defaultdict(lambda: np.zeros(len(DELTAS)))
     for scene in scenes:
         for (_, count), delta in zip(scene.patches, scene.deltas, strict=True):
             counts[model_key(count)][int(np.clip(delta, -2, 2)) + 2] += 1
-    radius = DoubtModel.leftover_radius_mm
     for scene in scenes:  # a wide piece of uncounted colour: the cubes its colour's patches missed
         for colour, (_, r) in scene.leftover.items():
             if r >= radius:
@@ -185,10 +146,13 @@ def fit_tables(scenes: list[Scene], missed: int) -> DoubtModel:
     prior = face / face.sum()
     deltas = {}
     for key, row in counts.items():
-        smoothed = row + PRIOR_WEIGHT * prior + np.array([0.05, 0.25, 0.0, 0.25, 0.05])  # never certain
+        # never certain, and a kind seen fewer than MIN_SEEN times keeps more doubt than its few
+        # readings show (a cube standing on a corner: 6 on the tuning renders)
+        unsure = max(1.0, MIN_SEEN / max(float(row.sum()), 1.0))
+        smoothed = row + PRIOR_WEIGHT * prior + unsure * np.array([0.05, 0.25, 0.0, 0.25, 0.05])
         deltas[key] = list(smoothed / smoothed.sum())
     counted = sum(sum(s.cubes.values()) for s in scenes)
-    return DoubtModel(deltas, missed / max(counted, 1), trust_p=0.0,
+    return DoubtModel(deltas, missed / max(counted, 1), trust_p=0.0, leftover_radius_mm=radius,
                       notes={"patches": {k: [int(v) for v in row] for k, row in sorted(counts.items())},
                              "missed": missed, "counted_cubes": counted, "scenes": len(scenes)})
 

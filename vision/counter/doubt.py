@@ -80,9 +80,9 @@ class DoubtModel:
     # the forest is not used); the forest itself (vision.counter.patch_model), when shipped.
     kind_weight: float = 1.0
     patches: PatchModel | None = None
-    # Uncounted colour this wide (inscribed radius, mm) may be a missed cube: a quarter face's 5 mm
-    # corner is 2.5 mm; on the tuning renders every such piece was 4 mm or more and came with a
-    # colour counted short, and every other piece under 1.3 mm.
+    # Uncounted colour this wide (inscribed radius, mm) may be a missed cube; fitted with the tables
+    # (calibration.fit_counter_doubt.LEFTOVER_RADIUS_MM). A model without it: a quarter face's
+    # 5 mm corner, 2.5 mm.
     leftover_radius_mm: float = 2.5
 
     @classmethod

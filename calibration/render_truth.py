@@ -1,0 +1,148 @@
+"""Which counted patch shows which rendered piece: the ground truth the doubt model is fitted on.
+
+A render's ground truth gives every piece's centre, rotation, size and visible fraction, not which
+pixels it shows. A piece matched to the patch that holds its top's centre is often matched wrong
+in a pile: a cube lying partly under another has its centre under the upper cube's face, while what
+shows of it is a sliver beside that face, counted as a patch of its own. Matched by centre, the
+upper face reads "one cube short" and the sliver "one cube too many", though the colour's count is
+right; on the tuning renders 20 of the 46 patches so marked wrong were such pairs, and a model
+fitted on them learns doubt where there is none.
+
+So each piece is first drawn as the camera sees it (:func:`owners`: every piece's outline,
+projected through the rendered camera onto the tray view, painted lowest first, so that what a
+higher piece covers is not the lower one's), and matched to the patch of its colour that overlaps
+most of what it shows. A piece that overlaps no patch of its colour (a speck a patch's seams cut
+away) falls back to the patch that holds or nearly holds its top's centre.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision import geometry as g
+from vision.counter.frame import Core
+from vision.counter.merged import Count
+from vision.geometry import ALL_COLOURS
+from vision.plate import TRAY_VIEW
+
+PPM = TRAY_VIEW.ppm
+MATCH_MM = 2.0  # a piece's top this far outside a patch still belongs to it
+PARTIAL_MATCH_MM = 7.0  # ... and a partly hidden one's top this far (its visible part is off-centre)
+MIN_OVERLAP_PX = 5  # what a piece shows must overlap a patch by this much (about 0.5 mm2) to match it
+_SUBPIXEL = 4  # fillPoly's fixed-point scale (2 bits)
+
+
+def rotation(quaternion: list[float]) -> NDArray[np.float64]:
+    """The rotation matrix of a render's quaternion (w, x, y, z; Blender's order)."""
+    w, x, y, z = quaternion
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def to_view_px(points: NDArray[np.float64], camera: dict[str, Any]) -> NDArray[np.float64]:
+    """Render points (mm; the plate's centre at the origin, y up, z up) to tray-view pixels: the
+    camera's central projection onto the plane of the view (one cube edge above the plate),
+    whatever the camera's tilt; plate coordinates start at its top-left corner with y down."""
+    cx, cy = g.PLATE_W_MM / 2, g.PLATE_H_MM / 2
+    cam_x, cam_y, height = camera["position_mm"]
+    s = (height - TRAY_VIEW.plane_mm) / np.maximum(height - points[:, 2], 1.0)
+    vx = cx + cam_x + (points[:, 0] - cam_x) * s
+    vy = cy - (cam_y + (points[:, 1] - cam_y) * s)
+    return np.stack([(vx - TRAY_VIEW.x0) * PPM - 0.5, (vy - TRAY_VIEW.y0) * PPM - 0.5], axis=1)
+
+
+def top_centre_px(piece: dict[str, Any], camera: dict[str, Any]) -> tuple[float, float]:
+    """Where a piece's top centre lies in the tray view."""
+    x, y, z = piece["center_mm"]
+    px = to_view_px(np.array([[x, y, z + g.CUBE_EDGE_MM / 2]]), camera)[0]
+    return float(px[0]), float(px[1])
+
+
+def _corners(piece: dict[str, Any]) -> NDArray[np.float64]:
+    """A piece's box corners (mm, render coordinates): a cube's own size; a courtier as its base
+    square up to its height (its ball and body lie within)."""
+    centre = np.asarray(piece["center_mm"], np.float64)
+    if piece.get("type") == "cube":
+        sx, sy, sz = piece.get("size_mm") or [g.CUBE_EDGE_MM] * 3
+        box = [(a * sx / 2, b * sy / 2, c * sz / 2) for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)]
+    else:
+        r = g.COURTIER_BASE_MM / 2
+        box = [(a * r, b * r, z) for a in (-1, 1) for b in (-1, 1) for z in (-centre[2], g.COURTIER_HEIGHT_MM - centre[2])]
+    return centre + np.asarray(box, np.float64) @ rotation(piece["quaternion"]).T
+
+
+def owners(meta: dict[str, Any], shape: tuple[int, int]) -> NDArray[np.int32]:
+    """Per tray-view pixel, the index (in ``meta["pieces"]``) of the piece the camera sees there,
+    -1 where none: each piece's projected outline (the hull of its box), painted from the lowest
+    top to the highest, so that a piece lying on another covers it."""
+    out = np.full(shape, -1, np.int32)
+    drawn = []
+    for k, piece in enumerate(meta["pieces"]):
+        corners = _corners(piece)
+        hull = cv2.convexHull(np.round(to_view_px(corners, meta["camera"]) * _SUBPIXEL).astype(np.int32))
+        drawn.append((float(corners[:, 2].max()), k, hull))
+    for _, k, hull in sorted(drawn, key=lambda d: d[0]):
+        cv2.fillPoly(out, [hull], k, shift=2)
+    return out
+
+
+def match(patches: list[tuple[Core, Count]], meta: dict[str, Any]) -> tuple[list[int], dict[str, int]]:
+    """Each patch's off-by (the truth minus its count; 0 when its count lies between the pieces
+    matched to it at least a quarter visible and all of them), and the visible cubes no patch
+    holds, per colour."""
+    width, height = TRAY_VIEW.size
+    shape = (height, width)
+    shown = owners(meta, shape)
+    masks = []
+    for core, _ in patches:
+        mask = np.zeros(shape, np.uint8)
+        cv2.drawContours(mask, [core.contour.reshape(-1, 1, 2).astype(np.int32)], -1, 1, -1)
+        masks.append(mask > 0)
+    assigned: dict[int, list[float]] = defaultdict(list)
+    missed = {c: 0 for c in ALL_COLOURS}
+    for k, piece in enumerate(meta["pieces"]):
+        if piece.get("type") != "cube":
+            continue
+        mine = [i for i, (core, _) in enumerate(patches) if core.colour == piece["colour"]]
+        overlapped = _most_overlapped(shown == k, [masks[i] for i in mine])
+        best = mine[overlapped] if overlapped is not None else _holding_top(piece, meta["camera"], patches, mine)
+        if best is not None:
+            assigned[best].append(piece["visible_fraction"])
+        elif piece["visible_fraction"] >= 0.25:
+            missed[piece["colour"]] += 1
+    deltas = []
+    for i, (_, count) in enumerate(patches):
+        fracs = assigned.get(i, [])
+        lo, hi = sum(f >= 0.25 for f in fracs), len(fracs)
+        n = count.n
+        deltas.append(lo - n if n < lo else (hi - n if n > hi else 0))
+    return deltas, missed
+
+
+def _most_overlapped(piece: NDArray[np.bool_], masks: list[NDArray[np.bool_]]) -> int | None:
+    """The index of the mask that overlaps the piece's pixels most, by at least ``MIN_OVERLAP_PX``."""
+    if not piece.any():
+        return None
+    overlaps = [int(np.count_nonzero(piece & m)) for m in masks]
+    if not overlaps or max(overlaps) < MIN_OVERLAP_PX:
+        return None
+    return int(np.argmax(overlaps))
+
+
+def _holding_top(piece: dict[str, Any], camera: dict[str, Any], patches: list[tuple[Core, Count]], mine: list[int]) -> int | None:
+    """The patch of the piece's colour whose outline holds its top's centre or lies nearest to it,
+    within ``MATCH_MM`` (``PARTIAL_MATCH_MM`` for a partly hidden piece, whose visible part lies off
+    its centre)."""
+    pt = top_centre_px(piece, camera)
+    best, best_d = None, -(MATCH_MM if piece["visible_fraction"] >= 0.9 else PARTIAL_MATCH_MM) * PPM
+    for i in mine:
+        d = cv2.pointPolygonTest(patches[i][0].contour.reshape(-1, 1, 2).astype(np.float32), pt, True)
+        if d >= best_d:
+            best, best_d = i, d
+    return best
