@@ -14,7 +14,8 @@ module taking the prepared tools and the explicit per-frame object (:class:`Fram
 5. Pawns: round, shaded heads, split off faces they touch (:mod:`~vision.counter.pawns`); a round,
    evenly lit patch of a cube colour wider than any face is a coin (guards); a cube on an edge or a
    corner whose faces all turn from the light, of no colour at the usual gate, is found at a wider
-   one (:mod:`~vision.counter.unlit`).
+   one (:mod:`~vision.counter.unlit`); a standing courtier's head, broken into pieces by its
+   highlight and shaded rim, is found whole as a shaded ball (:mod:`~vision.counter.balls`).
 6. Cubes per core: whole faces, tilted cubes, cubes partly on others, touching faces
    (:mod:`~vision.counter.merged`), then the decision (:mod:`~vision.counter.decide`) and its
    model of doubt, fitted on tuning renders (:mod:`~vision.counter.doubt`): ``trusted`` and, where
@@ -30,7 +31,7 @@ from typing import Any
 import cv2
 from numpy.typing import NDArray
 
-from vision.counter import faces, guards, partial, pawns, unlit
+from vision.counter import balls, faces, guards, partial, pawns, unlit
 from vision.counter.decide import reading_from_cores
 from vision.counter.doubt import DoubtModel
 from vision.counter.frame import Frame, Prepared, check_frame, lab_lightness_to_grey
@@ -95,4 +96,5 @@ class TrayCounter:
                 detections=frame.detections([("foreign", c.colour, c.contour, 1, 1.0, None) for c in odd]),
                 marker_ids=pose.marker_ids), frame
         cores += unlit.unlit_cubes(prep, frame, cores)
+        cores = balls.heads_as_pawns(prep, frame, cores)
         return reading_from_cores(prep, frame, cores, self.model), frame

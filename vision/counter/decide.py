@@ -51,7 +51,7 @@ def read_cores(prep: Prepared, frame: Frame, cores: list[Core]) -> tuple[list[Co
     cores = [c for c in cores if c.area_mm2 >= t.MIN_FACE_AREA_MM2
              or (c.visible_mm2 is not None and c.visible_mm2 >= t.NEAR_QUARTER * c.quarter_mm2)]
     # a core marked corner is a cube's faces (found whole, or too wide for a ball), never a head
-    pawn = [not c.strip and not c.corner and looks_like_pawn(prep, c) for c in cores]
+    pawn = [c.ball or (not c.strip and not c.corner and looks_like_pawn(prep, c)) for c in cores]
     heads = [c.centre for c, p in zip(cores, pawn, strict=True) if p]
     for core, is_pawn in zip(cores, pawn, strict=True):
         if is_pawn:
@@ -77,7 +77,8 @@ def read_cores(prep: Prepared, frame: Frame, cores: list[Core]) -> tuple[list[Co
 def model_patches(prep: Prepared, counted: list[Counted]) -> list[tuple[Core, Count]]:
     """Every counted patch as the decision model sees it, in the reading's order: a cube patch its
     count; a pawn none of the colour's cubes (``Count(0, "pawn")``), whose odds of being a cube
-    face after all (a noisy face reads round) the model knows from the tuning renders."""
+    face after all (a noisy face reads round) the model knows from the tuning renders; a head found
+    as a ball (:mod:`vision.counter.balls`) is its own kind, ``ball``, with its own odds."""
     t = prep.tuning
     out = []
     for c in counted:
@@ -85,7 +86,7 @@ def model_patches(prep: Prepared, counted: list[Counted]) -> list[tuple[Core, Co
             out.append((c.core, c.count))
         else:
             top = prep.top_l.get(c.core.colour, 0.0)
-            out.append((c.core, Count(0, "pawn", faces=c.core.area_mm2 / t.FACE_CORE_MM2,
+            out.append((c.core, Count(0, "ball" if c.core.ball else "pawn", faces=c.core.area_mm2 / t.FACE_CORE_MM2,
                                       shade=c.core.lightness / top if top > 0 else 1.0)))
     return out
 

@@ -47,6 +47,8 @@ class Core:
     # as such a cube's two or three faces are (vision.counter.guards), or its faces all unlit and
     # of no colour at the usual gate (vision.counter.unlit). Read as one cube, in doubt.
     corner: bool = False
+    # A courtier's head found as a shaded ball (vision.counter.balls): read as a pawn, never a cube.
+    ball: bool = False
     quarter_mm2: float = 0.0  # the visible top area that makes this cube count
     # A merged core cut at its necks: per part (area mm2, length mm, cells). Empty: not cut.
     parts: tuple[tuple[float, float, int], ...] = ()

@@ -28,7 +28,8 @@ from vision.counter.tuning import PPM
 from vision.geometry import ALL_COLOURS
 
 MODEL_FILE = Path(__file__).with_name("patch_model.yml.gz")
-KINDS = ("face", "big_face", "tilted", "stacked", "merged", "touching", "small", "strip", "corner", "quarter", "pawn")
+KINDS = ("face", "big_face", "tilted", "stacked", "merged", "touching", "small", "strip", "corner", "quarter", "pawn",
+         "ball")
 CLASSES = (-1, 0, 1)  # cubes off: the truth minus the count (the tails -2, +2 are folded in)
 NEAR_MM = 15.0  # a neighbour this near (centre to centre) makes a patch part of a pile
 N_OUTLINE = 5

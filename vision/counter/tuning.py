@@ -67,6 +67,21 @@ class Tuning:
     PAWN_HEAD_MIN_RADIUS_MM: float = 2.5
     PAWN_TOP_ROUNDNESS: float = 0.8
     PAWN_SHARE_MIN: float = 0.15  # a face with a pawn merged is darker than a top by this share of the gap
+    # A courtier's head as a ball (vision.counter.balls): circles this wide (radius, mm) in the grey
+    # view, found at this edge threshold and perfectness; mostly one courtier colour inside, shaded
+    # as a ball, clear of its colour around; the cores of its colour mostly (BALL_PIECE_SHARE)
+    # within BALL_PIECE_REACH radii are its pieces. Set on 232 tuning scenes: of the circles found,
+    # those near a standing courtier passed 40 of 47, the 356 others none (spread over mean: heads
+    # 0.15-0.85, flat faces 0.09 in the median; black faces up to 0.2, black heads 0.28 or more).
+    BALL_RADIUS_MM: tuple[float, float] = (3.5, 6.0)
+    BALL_EDGE_THRESHOLD: float = 200.0
+    BALL_PERFECTNESS: float = 0.75
+    BALL_MIN_COLOUR_SHARE: float = 0.5
+    BALL_MIN_SHADING: float = 0.15
+    BALL_MIN_SHADING_BLACK: float = 0.25  # black's low grey level makes its noise weigh more
+    BALL_MAX_RING_SHARE: float = 0.15
+    BALL_PIECE_REACH: float = 1.15
+    BALL_PIECE_SHARE: float = 0.6
     # -- partial cubes (vision.counter.partial) --
     # A cube counts when a quarter of its silhouette is visible from above (the spec's rule); the
     # visible top alone must make up TOP_SHARE_OF_VISIBLE of that quarter (its sides are too dark

@@ -1,0 +1,150 @@
+"""Courtiers' heads found as shaded balls (vision.counter.balls), on drawn frames and on renders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import simulation.synthetic_profile as calibration_synthetic
+from vision.colour import COLOUR_CODES, UNKNOWN
+from vision.counter.balls import balls, heads_as_pawns
+from vision.counter.frame import Core, Frame, Prepared
+from vision.counter.tuning import PPM
+from vision.plate import TRAY_VIEW
+
+WIDTH, HEIGHT = TRAY_VIEW.size
+
+
+@pytest.fixture(scope="module")
+def prep() -> Prepared:
+    return Prepared(calibration_synthetic.synthetic_profile())
+
+
+def _frame(gray: np.ndarray, labels: np.ndarray) -> Frame:
+    frame = Frame(None, None, cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR), None)  # type: ignore[arg-type]
+    frame.gray, frame.labels = gray, labels
+    return frame
+
+
+def _ball(colour: str, centre=(150.0, 120.0), radius_mm: float = 4.8, shaded: bool = True,
+          ring_colour: bool = False) -> Frame:
+    """A head on the bare plate: a disc of ``colour`` whose grey falls from a bright top to a dark
+    rim (or evenly lit), a glossy highlight of no colour at its top; ``ring_colour``: the colour
+    goes on all round it, as inside a face or a pile of that colour."""
+    gray = np.full((HEIGHT, WIDTH), 190, np.uint8)
+    labels = np.zeros((HEIGHT, WIDTH), np.uint8)
+    code = COLOUR_CODES[colour]
+    r = radius_mm * PPM
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    d = np.hypot(xx - centre[0], yy - centre[1]) / r
+    if ring_colour:
+        labels[d <= 2.0] = code
+        gray[d <= 2.0] = 90
+    inside = d <= 1.0
+    gray[inside] = (150 - 100 * d[inside] ** 2).astype(np.uint8) if shaded else 90
+    labels[inside] = code
+    highlight = np.hypot(xx - centre[0] + 0.25 * r, yy - centre[1] + 0.25 * r) <= 0.2 * r
+    if shaded:
+        gray[highlight] = 250
+        labels[highlight] = UNKNOWN
+    return _frame(gray, labels)
+
+
+def _piece(colour: str, mask: np.ndarray) -> Core:
+    contour = max(cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0],
+                  key=cv2.contourArea).reshape(-1, 2)
+    m = cv2.moments(contour)
+    area = float(np.count_nonzero(mask)) / PPM**2
+    return Core(colour, area, 1.5, 0.7, 0.6, 45.0, contour, (m["m10"] / m["m00"], m["m01"] / m["m00"]))
+
+
+def test_a_shaded_ball_of_a_courtier_colour_is_a_head(prep) -> None:
+    found = balls(prep, _ball("purple"))
+    assert len(found) == 1
+    x, y, r, colour = found[0]
+    assert colour == "purple" and abs(x - 150) < 3 and abs(y - 120) < 3 and 4.0 < r / PPM < 5.5
+
+
+def test_a_flat_disc_a_ball_in_its_colour_and_a_green_ball_are_not_heads(prep) -> None:
+    """Evenly lit, a disc is a flat face (or a coin); a circle inside its colour is part of a face
+    or a pile; green has no courtiers (its cubes are peasants)."""
+    assert balls(prep, _ball("purple", shaded=False)) == []
+    assert balls(prep, _ball("purple", ring_colour=True)) == []
+    assert balls(prep, _ball("green")) == []
+
+
+def test_a_black_ball_needs_its_highlight_not_black_noise(prep) -> None:
+    """A black face's grey is low, so its noise alone spreads it as much as a coloured ball's shading;
+    a black ball shows a strong highlight."""
+    frame = _ball("black")
+    assert [c for *_, c in balls(prep, frame)] == ["black"]
+    rng = np.random.default_rng(3)
+    noisy = _ball("black", shaded=False)
+    assert noisy.gray is not None
+    disc = noisy.labels == COLOUR_CODES["black"]
+    noisy.gray[disc] = np.clip(40 + rng.normal(0, 7, disc.sum()), 0, 255).astype(np.uint8)
+    assert balls(prep, noisy) == []
+
+
+def test_the_pieces_of_a_head_become_one_pawn_and_a_face_beside_it_stays(prep) -> None:
+    """The highlight and the shaded rim break a head into pieces the faces stage reads as a small face
+    and a quarter; they are replaced by one core marked ``ball``; a face of its colour stays."""
+    frame = _ball("red")
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    left = (np.hypot(xx - 150, yy - 120) <= 4.0 * PPM) & (xx < 148)
+    right = (np.hypot(xx - 150, yy - 120) <= 4.0 * PPM) & (xx > 152)
+    face = np.zeros((HEIGHT, WIDTH), np.uint8)
+    cv2.rectangle(face, (260, 100), (287, 127), 1, -1)
+    cores = [_piece("red", left), _piece("red", right), _piece("red", face)]
+    out = heads_as_pawns(prep, frame, cores)
+    assert len(out) == 2
+    assert out[0] is cores[2] and not out[0].ball
+    assert out[1].ball and out[1].colour == "red" and abs(out[1].centre[0] - 150) < 3
+
+
+# -- on renders ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def train(shared_dir: Path) -> Path:
+    path = shared_dir / "data" / "tray_train"
+    if not path.is_dir():
+        pytest.skip("../shared/data/tray_train is not present")
+    return path
+
+
+@pytest.fixture(scope="module")
+def counter(train: Path):
+    from calibration.tray_dev import calibration_profile
+    from vision.counter import TrayCounter
+
+    return TrayCounter(calibration_profile(train))
+
+
+def _heads(counter, train: Path, name: str):
+    from calibration.render_truth import top_centre_px
+    from vision.imageio import read_image
+
+    assert int(name[1:]) % 3 != 0, "tests use tuning scenes only"
+    meta = json.loads((train / "test" / f"{name}.json").read_text())
+    _, frame = counter.read(read_image(train / "test" / f"{name}.jpg"))
+    standing = [(p["colour"], top_centre_px(p, meta["camera"])) for p in meta["pieces"]
+                if p["type"] == "courtier" and p["standing"] and p["visible_fraction"] >= 0.9]
+    return balls(counter.prepared, frame), standing
+
+
+@pytest.mark.parametrize("name", ["t0019", "t0004"])
+def test_standing_courtiers_on_renders_are_found_as_balls_where_they_stand(counter, train, name) -> None:
+    found, standing = _heads(counter, train, name)
+    assert len(standing) >= 2 and len(found) == len(standing)
+    for colour, (x, y) in standing:
+        assert any(c == colour and np.hypot(bx - x, by - y) < 3 * PPM for bx, by, _, c in found)
+
+
+@pytest.mark.parametrize("name", ["t0001", "t0020", "t0068", "t0107", "t0128"])
+def test_piles_without_courtiers_show_no_balls(counter, train, name) -> None:
+    found, standing = _heads(counter, train, name)
+    assert standing == [] and found == []

@@ -1,0 +1,94 @@
+"""Courtiers' heads found as balls: a shaded disc of one courtier colour, standing clear.
+
+Seen from above, a standing courtier is its head: a ball about 9-10 mm across, lit by the ring
+light at its top and turning away from it towards its rim, with a glossy highlight. At the tray
+view's 3 pixels a millimetre the highlight and the rim's shade break its colour into ragged pieces
+that the faces stage reads as a small face, a quarter face, or a square one, and a courtier is then
+counted as a cube of its colour (on the tuning renders, 26 of 55 courtiers were missed so).
+
+The ball's outline is still a circle in the grey view. Circles 7-12 mm across (OpenCV's
+``HOUGH_GRADIENT_ALT``) are kept as heads when their inside is mostly one courtier colour
+(``BALL_MIN_COLOUR_SHARE``), shaded as a ball is (grey level's spread over its mean at least
+``BALL_MIN_SHADING``: a flat face under the ring light is even, 0.09 in the median) and clear of
+that colour around it (at most ``BALL_MAX_RING_SHARE`` of a ring 1.2-1.6 radii out: a circle
+fitted into a face or a pile of one colour has its colour all round). The cores of its colour that
+lie mostly inside the circle are its pieces: they are replaced by one core marked ``ball``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.colour import COLOUR_CODES
+from vision.counter.frame import Core, Frame, Prepared
+from vision.counter.tuning import PPM
+
+CODE_COLOUR = {code: colour for colour, code in COLOUR_CODES.items()}
+
+
+def heads_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
+    """``cores`` with the pieces of every ball found replaced by one core per ball (``ball``)."""
+    assert frame.gray is not None and frame.labels is not None
+    t = prep.tuning
+    out = list(cores)
+    for x, y, r, colour in balls(prep, frame):
+        disc = np.zeros(frame.gray.shape, np.uint8)
+        cv2.circle(disc, (int(round(x)), int(round(y))), int(round(t.BALL_PIECE_REACH * r)), 1, -1)
+        pieces = [c for c in out if c.colour == colour and not c.strip and _share_inside(c, disc) >= t.BALL_PIECE_SHARE]
+        lightness = (sum(c.lightness * c.area_mm2 for c in pieces) / sum(c.area_mm2 for c in pieces)
+                     if pieces else prep.pawn_l[colour])
+        out = [c for c in out if all(c is not p for p in pieces)]
+        outline = np.asarray(cv2.ellipse2Poly((int(round(x)), int(round(y))), (int(round(r)), int(round(r))), 0, 0, 360, 15))
+        r_mm = r / PPM
+        out.append(Core(colour, math.pi * r_mm * r_mm, r_mm, math.pi / 4, 1.0, lightness, outline, (x, y),
+                        length_mm=2 * r_mm, width_mm=2 * r_mm, ball=True))
+    return out
+
+
+def balls(prep: Prepared, frame: Frame) -> list[tuple[float, float, float, str]]:
+    """The heads in the tray view: ``(x, y, radius px, colour)``."""
+    assert frame.gray is not None and frame.labels is not None
+    t = prep.tuning
+    lo, hi = (int(round(v * PPM)) for v in t.BALL_RADIUS_MM)
+    found = cv2.HoughCircles(cv2.GaussianBlur(frame.gray, (3, 3), 0), cv2.HOUGH_GRADIENT_ALT, 1.5, 2 * lo,
+                             param1=t.BALL_EDGE_THRESHOLD, param2=t.BALL_PERFECTNESS, minRadius=lo, maxRadius=hi)
+    if found is None:
+        return []
+    out = []
+    height, width = frame.gray.shape
+    for x, y, r in found.reshape(-1, 3):
+        x0, y0 = max(int(x - 1.7 * r), 0), max(int(y - 1.7 * r), 0)
+        x1, y1 = min(int(x + 1.7 * r) + 1, width), min(int(y + 1.7 * r) + 1, height)
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        d = np.hypot(xx - x, yy - y) / r
+        labels = frame.labels[y0:y1, x0:x1]
+        inner = d <= 0.8
+        codes = labels[inner]
+        counts = np.bincount(codes[(codes >= 1) & (codes <= len(COLOUR_CODES))], minlength=len(COLOUR_CODES) + 1)
+        code = int(np.argmax(counts))
+        colour = CODE_COLOUR.get(code)
+        if colour is None or colour not in prep.pawn_l or counts[code] < t.BALL_MIN_COLOUR_SHARE * inner.sum():
+            continue
+        grey = frame.gray[y0:y1, x0:x1][inner].astype(np.float32)
+        least = t.BALL_MIN_SHADING_BLACK if colour == "black" else t.BALL_MIN_SHADING
+        if float(grey.std()) / max(float(grey.mean()), 1.0) < least:
+            continue
+        ring = (d >= 1.2) & (d <= 1.6)
+        if np.count_nonzero(labels[ring] == code) > t.BALL_MAX_RING_SHARE * max(np.count_nonzero(ring), 1):
+            continue
+        out.append((float(x), float(y), float(r), colour))
+    return out
+
+
+def _share_inside(core: Core, disc: NDArray[Any]) -> float:
+    """Share of a core's pixels inside a disc mask."""
+    x, y, w, h = cv2.boundingRect(core.contour.reshape(-1, 1, 2).astype(np.int32))
+    mask = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [(core.contour - [x, y]).reshape(-1, 1, 2).astype(np.int32)], -1, 1, -1)
+    inside = disc[y:y + h, x:x + w]
+    return float(np.count_nonzero(mask[:inside.shape[0], :inside.shape[1]] & inside)) / max(np.count_nonzero(mask), 1)
