@@ -217,6 +217,18 @@ def test_the_fitting_script_refuses_every_seed_the_bench_holds_out(tmp_path: Pat
             tuning_scenes(tmp_path / "no-shared", [tmp_path])
 
 
+def test_a_patch_model_trained_for_other_measures_is_refused_with_how_to_refit(tmp_path: Path) -> None:
+    """A forest fed rows of another length answers without complaint, and wrongly: refused at load."""
+    from calibration.fit_counter_patches import train
+
+    rng = np.random.default_rng(0)
+    rows = rng.normal(size=(60, N_FEATURES - 2)).astype(np.float32)
+    path = tmp_path / "patch_model.yml.gz"
+    train(rows, rng.integers(-1, 2, 60).astype(np.int32)).save(str(path))
+    with pytest.raises(ValueError, match="refit it with"):
+        PatchModel.load(path)
+
+
 def test_patch_rows_cover_every_colour_and_kind() -> None:
     rows = features([(_square_core(c, 40 + 50 * i, 80), Count(1, "face", faces=1.0))
                      for i, c in enumerate(ALL_COLOURS)])

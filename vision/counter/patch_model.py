@@ -117,7 +117,13 @@ class PatchModel:
     def load(cls, path: Path = MODEL_FILE) -> PatchModel | None:
         if not Path(path).is_file():
             return None
-        return cls(cv2.ml.RTrees.load(str(path)))
+        forest = cv2.ml.RTrees.load(str(path))
+        if forest.getVarCount() != N_FEATURES:
+            # Fed rows of another length, OpenCV's forest answers without complaint, and wrongly.
+            raise ValueError(f"the patch model {path} reads {forest.getVarCount()} measures per patch, but the "
+                             f"counter gives it {N_FEATURES}: it was trained for other code; refit it with "
+                             "python -m calibration.fit_counter_doubt --forest")
+        return cls(forest)
 
     def probabilities(self, rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
         """``P(class)`` for ``CLASSES`` per row: the share of the forest's trees voting for it."""
