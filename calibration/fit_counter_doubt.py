@@ -2,9 +2,10 @@
 
 Only the tuning part (``bench/heldout.py``): ``tray_train/test`` scenes with ``NNNN % 3 != 0`` and
 ``tray_dev/test``, each set calibrated on its own calibration shots. Every counted patch is matched
-with the pieces of its colour whose visible part it overlaps most (ground truth drawn as the camera
-sees it: :mod:`calibration.render_truth`); the patch was right when its count lies between the pieces in it that are at least a quarter
-visible and all the pieces in it. The off-by (delta) is tallied per kind of reading, with a
+with the pieces of its colour whose top's centre it holds (:mod:`calibration.render_truth`;
+``--match shown`` matches each piece with the patch that shows most of it, the truer account, but
+the model fitted so was overconfident: see that module); the patch was right when its count lies
+between the pieces in it that are at least a quarter visible and all the pieces in it. The off-by (delta) is tallied per kind of reading, with a
 Laplace-like prior so that a kind seen rarely is not taken for certain; visible cubes that no patch
 stands for give the missed rate. Then ``trust_p`` is set on the same scenes: the smallest
 probability above every wrong reading's, with a margin. CI never runs this; rerun it after
@@ -31,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.fit_counter_patches import out_of_fold, train
-from calibration.render_truth import match
+from calibration.render_truth import MATCHES, match
 from calibration.tray_dev import calibration_profile
 from vision import geometry as g
 from vision.counter import TrayCounter
@@ -107,9 +108,10 @@ class Scene:
     missed: dict[str, int]  # visible cubes of each colour no patch holds
 
 
-def collect(shared: Path, extra: list[Path] | None = None) -> tuple[list[Scene], int]:
+def collect(shared: Path, extra: list[Path] | None = None, by: str = "centre") -> tuple[list[Scene], int]:
     """Every usable clean tuning scene read once by the stages (whose counts do not depend on the
-    decision model), and the visible cubes no patch held."""
+    decision model), and the visible cubes no patch held; ``by``: how pieces are matched with
+    patches (:func:`calibration.render_truth.match`)."""
     out, missed = [], 0
     for cal, root, scenes in tuning_scenes(shared, extra):
         counter = TrayCounter(calibration_profile(cal), model=DoubtModel({"face": [0.0, 0.0, 1.0, 0.0, 0.0]}))
@@ -119,7 +121,7 @@ def collect(shared: Path, extra: list[Path] | None = None) -> tuple[list[Scene],
             if not reading.usable or frame is None or meta.get("foreign_object") or "pieces" not in meta:
                 continue
             patches = model_patches(counter.prepared, frame.debug["counted"])
-            deltas, lost = match(patches, meta)
+            deltas, lost = match(patches, meta, by)
             missed += sum(lost.values())
             cubes = {c: 0 for c in ALL_COLOURS}
             for core, count in patches:
@@ -197,15 +199,20 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of the kind tables mixed into the forest's votes")
     ap.add_argument("--extra", type=Path, action="append", default=[],
                     help="another render set to tune on (never one rendered with the held-out seed)")
-    ap.add_argument("--cache", type=Path, help="keep the stages' readings of the tuning scenes here (pickle)")
+    ap.add_argument("--cache", type=Path, help="keep the stages' readings of the tuning scenes, matched with the pieces, here (pickle)")
+    ap.add_argument("--match", choices=MATCHES, default="centre",
+                    help="match pieces with patches by their top's centre (the shipped fit) or by what each shows")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if args.cache and args.cache.is_file():
-        scenes, missed = pickle.loads(args.cache.read_bytes())
+        scenes, missed, *by = pickle.loads(args.cache.read_bytes())
+        if (by[0] if by else "centre") != args.match:
+            raise SystemExit(f"{args.cache} holds pieces matched by {by[0] if by else 'centre'}, not {args.match}: "
+                             "delete it or match as it did")
     else:
-        scenes, missed = collect(args.shared, args.extra)
+        scenes, missed = collect(args.shared, args.extra, args.match)
         if args.cache:
-            args.cache.write_bytes(pickle.dumps((scenes, missed)))
+            args.cache.write_bytes(pickle.dumps((scenes, missed, args.match)))
     model = fit_tables(scenes, missed)
     votes: list[NDArray[Any] | None] = [None] * len(scenes)
     forest_file = None

@@ -1,18 +1,27 @@
 """Which counted patch shows which rendered piece: the ground truth the doubt model is fitted on.
 
 A render's ground truth gives every piece's centre, rotation, size and visible fraction, not which
-pixels it shows. A piece matched to the patch that holds its top's centre is often matched wrong
-in a pile: a cube lying partly under another has its centre under the upper cube's face, while what
-shows of it is a sliver beside that face, counted as a patch of its own. Matched by centre, the
-upper face reads "one cube short" and the sliver "one cube too many", though the colour's count is
-right; on the tuning renders 20 of the 46 patches so marked wrong were such pairs, and a model
-fitted on them learns doubt where there is none.
+pixels it shows. Two ways to match pieces with the counted patches:
 
-So each piece is first drawn as the camera sees it (:func:`owners`: every piece's outline,
-projected through the rendered camera onto the tray view, painted lowest first, so that what a
-higher piece covers is not the lower one's), and matched to the patch of its colour that overlaps
-most of what it shows. A piece that overlaps no patch of its colour (a speck a patch's seams cut
-away) falls back to the patch that holds or nearly holds its top's centre.
+``"centre"`` (the fit's default): a piece belongs to the patch of its colour that holds its top's
+centre, or lies nearest to it within a few millimetres. In a pile a cube partly under another has
+its centre under the upper cube's face while what shows of it may be a sliver beside that face,
+counted as a patch of its own: matched by centre, the face reads "one short" and the sliver "one
+too many", though the colour's count is right (on 207 tuning scenes 35 of the 89 patches so marked
+off were such pairs or parts of them).
+
+``"shown"``: each piece is first drawn as the camera sees it (:func:`owners`: every piece's
+outline, projected through the rendered camera onto the tray view, painted lowest first, so that
+what a higher piece covers is not the lower one's), and matched to the patch of its colour that
+overlaps most of what it shows; a piece overlapping no patch of its colour falls back to its top's
+centre. This is the truer account of each patch, the one to study the stages' failures by.
+
+The fit keeps ``"centre"``. Fitted on ``"shown"``, the decision model learned that a large face
+beside a same-coloured cube partly under it is safe (the sliver counts that cube), and trusted a
+wrong reading of a new tuning pile where the sliver had merged into the face (seed 9292,
+``t0013``, stated 0.930 against a bar of 0.926); fitted on ``"centre"`` it keeps doubt on such faces,
+trusted as many tuning scenes in cross-validation, and none of them wrongly
+(``docs/counter.md``, *The shipped fit*).
 """
 
 from __future__ import annotations
@@ -92,15 +101,20 @@ def owners(meta: dict[str, Any], shape: tuple[int, int]) -> NDArray[np.int32]:
     return out
 
 
-def match(patches: list[tuple[Core, Count]], meta: dict[str, Any]) -> tuple[list[int], dict[str, int]]:
+MATCHES = ("centre", "shown")
+
+
+def match(patches: list[tuple[Core, Count]], meta: dict[str, Any], by: str = "centre") -> tuple[list[int], dict[str, int]]:
     """Each patch's off-by (the truth minus its count; 0 when its count lies between the pieces
     matched to it at least a quarter visible and all of them), and the visible cubes no patch
-    holds, per colour."""
+    holds, per colour; ``by``: one of ``MATCHES`` (see the module)."""
+    if by not in MATCHES:
+        raise ValueError(f"pieces are matched by one of {', '.join(MATCHES)}, not {by!r}")
     width, height = TRAY_VIEW.size
     shape = (height, width)
-    shown = owners(meta, shape)
+    shown = owners(meta, shape) if by == "shown" else None
     masks = []
-    for core, _ in patches:
+    for core, _ in patches if shown is not None else []:
         mask = np.zeros(shape, np.uint8)
         cv2.drawContours(mask, [core.contour.reshape(-1, 1, 2).astype(np.int32)], -1, 1, -1)
         masks.append(mask > 0)
@@ -110,7 +124,7 @@ def match(patches: list[tuple[Core, Count]], meta: dict[str, Any]) -> tuple[list
         if piece.get("type") != "cube":
             continue
         mine = [i for i, (core, _) in enumerate(patches) if core.colour == piece["colour"]]
-        overlapped = _most_overlapped(shown == k, [masks[i] for i in mine])
+        overlapped = _most_overlapped(shown == k, [masks[i] for i in mine]) if shown is not None else None
         best = mine[overlapped] if overlapped is not None else _holding_top(piece, meta["camera"], patches, mine)
         if best is not None:
             assigned[best].append(piece["visible_fraction"])

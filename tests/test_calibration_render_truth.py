@@ -63,12 +63,16 @@ def test_a_sliver_beside_a_face_is_matched_to_the_cube_it_shows_not_the_face_ove
     face = cv2.erode((shown == 1).astype(np.uint8), np.ones((3, 3), np.uint8))
     sliver = cv2.erode((shown == 0).astype(np.uint8), np.ones((3, 3), np.uint8))
     patches = [(_core("red", face), Count(1, "face")), (_core("red", sliver), Count(1, "small"))]
-    deltas, missed = match(patches, meta)
+    deltas, missed = match(patches, meta, "shown")
     assert deltas == [0, 0]
     assert sum(missed.values()) == 0
     # read as one cube in all, the colour is one short, and the sliver's cube is the one missing
-    deltas, missed = match(patches[:1], meta)
+    deltas, missed = match(patches[:1], meta, "shown")
     assert deltas == [1] and sum(missed.values()) == 0
+    # by the top's centre (the fit's default), the pair reads one short and one too many
+    assert match(patches, meta)[0] == [1, -1]
+    with pytest.raises(ValueError, match="matched by one of"):
+        match(patches, meta, "nearest")
 
 
 def test_a_piece_no_patch_shows_falls_back_to_the_patch_holding_its_top_or_is_missed() -> None:
@@ -77,11 +81,11 @@ def test_a_piece_no_patch_shows_falls_back_to_the_patch_holding_its_top_or_is_mi
     near = np.zeros((HEIGHT, WIDTH), np.uint8)  # a patch beside the cube, 8 mm from its top centre
     x, y = int(round(top[0])), int(round(top[1]))
     cv2.rectangle(near, (x + 24, y - 10), (x + 48, y + 10), 1, -1)
-    deltas, missed = match([(_core("blue", near), Count(1, "face"))], meta)
+    deltas, missed = match([(_core("blue", near), Count(1, "face"))], meta, "shown")
     assert deltas == [-1] and missed["blue"] == 1  # overlapping nothing, too far from its top: missed
     over = np.zeros((HEIGHT, WIDTH), np.uint8)
     cv2.circle(over, (x, y), 1, 1, -1)  # a speck over its centre (under the overlap a match needs)
-    deltas, missed = match([(_core("blue", over), Count(1, "small"))], meta)
+    deltas, missed = match([(_core("blue", over), Count(1, "small"))], meta, "shown")
     assert deltas == [0] and missed["blue"] == 0
 
 
