@@ -18,9 +18,27 @@ def shared_dir() -> Path:
     return SHARED
 
 
+def _data(shared_dir: Path, name: str, what: str) -> Path:
+    path = shared_dir / "data" / name
+    if not path.is_dir():
+        pytest.skip(f"{path} is missing; skipping tests on {what}")
+    return path
+
+
 @pytest.fixture(scope="session")
 def tray_dev(shared_dir: Path) -> Path:
-    path = shared_dir / "data" / "tray_dev"
-    if not path.is_dir():
-        pytest.skip(f"{path} is missing; skipping tests on the rendered tray photos")
-    return path
+    return _data(shared_dir, "tray_dev", "the rendered tray photos")
+
+
+@pytest.fixture(scope="session")
+def tray_train(shared_dir: Path) -> Path:
+    return _data(shared_dir, "tray_train", "the training renders")
+
+
+@pytest.fixture(scope="session")
+def train_counter(tray_train: Path):
+    """A counter calibrated on the training renders' calibration shots (built once: it is slow)."""
+    from calibration.tray_dev import calibration_profile
+    from vision.counter import TrayCounter
+
+    return TrayCounter(calibration_profile(tray_train))

@@ -108,43 +108,27 @@ def test_the_pieces_of_a_head_become_one_pawn_and_a_face_beside_it_stays(prep) -
 
 # -- on renders ------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def train(shared_dir: Path) -> Path:
-    path = shared_dir / "data" / "tray_train"
-    if not path.is_dir():
-        pytest.skip("../shared/data/tray_train is not present")
-    return path
-
-
-@pytest.fixture(scope="module")
-def counter(train: Path):
-    from calibration.tray_dev import calibration_profile
-    from vision.counter import TrayCounter
-
-    return TrayCounter(calibration_profile(train))
-
-
-def _heads(counter, train: Path, name: str):
+def _heads(train_counter, tray_train: Path, name: str):
     from calibration.render_truth import top_centre_px
     from vision.imageio import read_image
 
     assert int(name[1:]) % 3 != 0, "tests use tuning scenes only"
-    meta = json.loads((train / "test" / f"{name}.json").read_text())
-    _, frame = counter.read(read_image(train / "test" / f"{name}.jpg"))
+    meta = json.loads((tray_train / "test" / f"{name}.json").read_text())
+    _, frame = train_counter.read(read_image(tray_train / "test" / f"{name}.jpg"))
     standing = [(p["colour"], top_centre_px(p, meta["camera"])) for p in meta["pieces"]
                 if p["type"] == "courtier" and p["standing"] and p["visible_fraction"] >= 0.9]
-    return balls(counter.prepared, frame), standing
+    return balls(train_counter.prepared, frame), standing
 
 
 @pytest.mark.parametrize("name", ["t0019", "t0004"])
-def test_standing_courtiers_on_renders_are_found_as_balls_where_they_stand(counter, train, name) -> None:
-    found, standing = _heads(counter, train, name)
+def test_standing_courtiers_on_renders_are_found_as_balls_where_they_stand(train_counter, tray_train, name) -> None:
+    found, standing = _heads(train_counter, tray_train, name)
     assert len(standing) >= 2 and len(found) == len(standing)
     for colour, (x, y) in standing:
         assert any(c == colour and np.hypot(bx - x, by - y) < 3 * PPM for bx, by, _, c in found)
 
 
 @pytest.mark.parametrize("name", ["t0001", "t0020", "t0068", "t0107", "t0128"])
-def test_piles_without_courtiers_show_no_balls(counter, train, name) -> None:
-    found, standing = _heads(counter, train, name)
+def test_piles_without_courtiers_show_no_balls(train_counter, tray_train, name) -> None:
+    found, standing = _heads(train_counter, tray_train, name)
     assert standing == [] and found == []

@@ -34,28 +34,12 @@ def _held_out(name: str) -> bool:
     return int(name[1:]) % 3 == 0
 
 
-@pytest.fixture(scope="module")
-def train(shared_dir: Path) -> Path:
-    path = shared_dir / "data" / "tray_train"
-    if not path.is_dir():
-        pytest.skip("../shared/data/tray_train is not present")
-    return path
-
-
-@pytest.fixture(scope="module")
-def counter(train: Path):
-    from calibration.tray_dev import calibration_profile
-    from vision.counter import TrayCounter
-
-    return TrayCounter(calibration_profile(train))
-
-
-def _read(counter, train: Path, name: str) -> tuple[TrayReading, dict]:
+def _read(train_counter, tray_train: Path, name: str) -> tuple[TrayReading, dict]:
     from vision.imageio import read_image
 
     assert not _held_out(name), "tests use tuning scenes only"
-    meta = json.loads((train / "test" / f"{name}.json").read_text())
-    return counter.count(read_image(train / "test" / f"{name}.jpg")), meta
+    meta = json.loads((tray_train / "test" / f"{name}.json").read_text())
+    return train_counter.count(read_image(tray_train / "test" / f"{name}.jpg")), meta
 
 
 def _in_bracket(reading: TrayReading, meta: dict, colour: str) -> bool:
@@ -80,8 +64,8 @@ def _near_detection(reading: TrayReading, colour: str, at: tuple[float, float], 
 
 
 @pytest.mark.parametrize(("name", "colour"), [("t0088", "red"), ("t0113", "purple")])
-def test_a_cube_leaning_on_the_pile_is_a_cube_not_a_coin(counter, train, name, colour) -> None:
-    reading, meta = _read(counter, train, name)
+def test_a_cube_leaning_on_the_pile_is_a_cube_not_a_coin(train_counter, tray_train, name, colour) -> None:
+    reading, meta = _read(train_counter, tray_train, name)
     leaning = [p for p in meta["pieces"] if p["type"] == "cube" and p["colour"] == colour
                and _tilt_deg(p["quaternion"]) > 35 and p["visible_fraction"] > 0.9]
     assert leaning, "the scene was chosen for a cube leaning on the pile"
@@ -92,16 +76,16 @@ def test_a_cube_leaning_on_the_pile_is_a_cube_not_a_coin(counter, train, name, c
 
 
 @pytest.mark.parametrize(("name", "colour"), [("t0050", "purple"), ("t0040", "yellow"), ("t0082", "purple")])
-def test_touching_faces_of_one_colour_are_counted_apart(counter, train, name, colour) -> None:
-    reading, meta = _read(counter, train, name)
+def test_touching_faces_of_one_colour_are_counted_apart(train_counter, tray_train, name, colour) -> None:
+    reading, meta = _read(train_counter, tray_train, name)
     merged = [d for d in reading.detections if d.colour == colour and d.kind == "cube" and d.count >= 2]
     assert merged, "the scene was chosen for faces of one colour merged into one patch"
     assert _in_bracket(reading, meta, colour), (reading.cubes, meta["visible_cubes"])
 
 
 @pytest.mark.parametrize(("name", "colour"), [("t0088", "red"), ("t0046", "blue"), ("t0016", "blue")])
-def test_a_cube_a_little_over_a_quarter_visible_is_counted(counter, train, name, colour) -> None:
-    reading, meta = _read(counter, train, name)
+def test_a_cube_a_little_over_a_quarter_visible_is_counted(train_counter, tray_train, name, colour) -> None:
+    reading, meta = _read(train_counter, tray_train, name)
     partial = [p for p in meta["pieces"] if p["type"] == "cube" and p["colour"] == colour
                and 0.25 <= p["visible_fraction"] < 0.45]
     assert partial, "the scene was chosen for a cube near the quarter rule"
@@ -111,26 +95,26 @@ def test_a_cube_a_little_over_a_quarter_visible_is_counted(counter, train, name,
 
 
 @pytest.mark.parametrize(("name", "colour"), [("t0065", "blue"), ("t0083", "red")])
-def test_a_shaded_face_in_a_pile_is_a_cube_not_a_courtier(counter, train, name, colour) -> None:
+def test_a_shaded_face_in_a_pile_is_a_cube_not_a_courtier(train_counter, tray_train, name, colour) -> None:
     """A cube face turned from the ring light is as dark as a courtier's ball; these scenes hold no
     courtier, and such a face (as long as a whole face, no rounder than a square) was read as one,
     leaving the decision model to turn it back into a cube. It is a cube from the start now."""
-    reading, meta = _read(counter, train, name)
+    reading, meta = _read(train_counter, tray_train, name)
     assert not any(meta["courtiers"].values()), "the scene was chosen for holding no courtier"
     assert not any(reading.courtiers.values()) and not reading.pawn_cubes, (reading.courtiers, reading.pawn_cubes)
     assert not any(d.kind == "courtier" for d in reading.detections)
     assert _in_bracket(reading, meta, colour), (reading.cubes, meta["visible_cubes"])
 
 
-def test_courtiers_standing_in_the_tray_are_still_courtiers(counter, train) -> None:
+def test_courtiers_standing_in_the_tray_are_still_courtiers(train_counter, tray_train) -> None:
     """t0019: two yellow courtiers and a purple one stand among the cubes, their heads shaded and
     round (under 9.5 mm long or rounder than a square): each is read as a courtier."""
-    reading, meta = _read(counter, train, "t0019")
+    reading, meta = _read(train_counter, tray_train, "t0019")
     assert sum(meta["visible_courtiers"].values()) == 3
     assert reading.courtiers == meta["visible_courtiers"]
 
 
-def test_a_cube_with_every_face_unlit_is_counted(train) -> None:
+def test_a_cube_with_every_face_unlit_is_counted(tray_train) -> None:
     """t0143: a purple cube stands on an edge in the pile, 97 % visible, its faces all turned from
     the ring light: darker and more saturated than a purple top, most of its pixels matched no
     colour and it left no patch. The second look at a wider gate finds it, as one cube in doubt,
@@ -139,8 +123,8 @@ def test_a_cube_with_every_face_unlit_is_counted(train) -> None:
     from vision.counter import TrayCounter
     from vision.imageio import read_image
 
-    meta = json.loads((train / "test" / "t0143.json").read_text())
-    reading, frame = TrayCounter(calibration_profile(train)).read(read_image(train / "test" / "t0143.jpg"))
+    meta = json.loads((tray_train / "test" / "t0143.json").read_text())
+    reading, frame = TrayCounter(calibration_profile(tray_train)).read(read_image(tray_train / "test" / "t0143.jpg"))
     assert frame is not None and reading.usable
     unlit = [c.core for c in frame.debug["counted"] if c.core.corner]
     assert [c.colour for c in unlit] == ["purple"]
@@ -152,7 +136,7 @@ def test_a_cube_with_every_face_unlit_is_counted(train) -> None:
     assert _in_bracket(reading, meta, "purple"), (reading.cubes, meta["visible_cubes"])
 
 
-def test_every_kind_of_doubt_the_counter_states_reads_german(counter, train) -> None:
+def test_every_kind_of_doubt_the_counter_states_reads_german(train_counter, tray_train) -> None:
     """The reading's doubts (shown at the table beside the photo) in German: one scene for each kind
     of doubtful patch (small, merged, touching, tilted, strip, quarter, stacked, on an edge)."""
     import re
@@ -165,7 +149,7 @@ def test_every_kind_of_doubt_the_counter_states_reads_german(counter, train) -> 
 
     seen = set()
     for name in ("t0001", "t0002", "t0008", "t0043", "t0046", "t0143"):
-        reading, _ = _read(counter, train, name)
+        reading, _ = _read(train_counter, tray_train, name)
         for doubt in reading.doubts:
             seen.add(re.sub(r"\d+|\((red|blue|yellow|purple|black|green)\)", "", doubt))
             said = translate(doubt, "de")
@@ -175,11 +159,11 @@ def test_every_kind_of_doubt_the_counter_states_reads_german(counter, train) -> 
 
 # -- a coin lying flat that the classifier takes for the plate -------------------------------------
 
-def test_a_nickel_coin_read_as_the_plate_is_refused(counter, train) -> None:
+def test_a_nickel_coin_read_as_the_plate_is_refused(train_counter, tray_train) -> None:
     """t0038: a nickel coin lies flat, 92 % visible; under the ring light its face is as grey as the
     plate, so no colour guard saw it (the scene read as if the coin were not there). A flat disc
     the size of a coin refuses the frame, and the photo circles it."""
-    reading, meta = _read(counter, train, "t0038")
+    reading, meta = _read(train_counter, tray_train, "t0038")
     coin = next(p for p in meta["pieces"] if p["type"] == "coin")
     assert meta["foreign_detail"]["metal"] == "nickel"
     assert not reading.usable and "coin" in reading.reason
@@ -326,10 +310,10 @@ def test_doubt_model_alternatives_follow_the_contract() -> None:
     _check_alternatives(reading)
 
 
-def test_readings_of_renders_carry_doubt_in_the_contract_format(counter, train) -> None:
+def test_readings_of_renders_carry_doubt_in_the_contract_format(train_counter, tray_train) -> None:
     seen_doubt = False
     for name in ("t0001", "t0002", "t0004", "t0050", "t0088", "t0113", "t0148"):
-        reading, _ = _read(counter, train, name)
+        reading, _ = _read(train_counter, tray_train, name)
         _check_alternatives(reading)
         seen_doubt |= bool(reading.alternatives)
     assert seen_doubt, "some of these scenes are in doubt"

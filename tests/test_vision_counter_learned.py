@@ -134,41 +134,25 @@ def test_wide_leftover_makes_its_colour_doubtful() -> None:
 
 # -- renders (tuning scenes) ---------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def train(shared_dir: Path) -> Path:
-    path = shared_dir / "data" / "tray_train"
-    if not path.is_dir():
-        pytest.skip("../shared/data/tray_train is not present")
-    return path
-
-
-@pytest.fixture(scope="module")
-def counter(train: Path):
-    from calibration.tray_dev import calibration_profile
-    from vision.counter import TrayCounter
-
-    return TrayCounter(calibration_profile(train))
-
-
-def _read(counter, train: Path, name: str):
+def _read(train_counter, tray_train: Path, name: str):
     from vision.imageio import read_image
 
     assert int(name[1:]) % 3 != 0, "tests use tuning scenes only"
-    meta = json.loads((train / "test" / f"{name}.json").read_text())
-    return counter.count(read_image(train / "test" / f"{name}.jpg")), meta
+    meta = json.loads((tray_train / "test" / f"{name}.json").read_text())
+    return train_counter.count(read_image(tray_train / "test" / f"{name}.jpg")), meta
 
 
-def test_a_face_with_a_tilted_cube_beside_it_is_not_dropped_as_a_crevice(counter, train) -> None:
+def test_a_face_with_a_tilted_cube_beside_it_is_not_dropped_as_a_crevice(train_counter, tray_train) -> None:
     """t0143: a purple face and a cube on its edge beside it make one patch 16 mm long but 9 mm wide;
     the crevice rule dropped it (purple read 20 of 22)."""
-    reading, meta = _read(counter, train, "t0143")
+    reading, meta = _read(train_counter, tray_train, "t0143")
     assert meta["visible_cubes"]["purple"] <= reading.cubes["purple"] <= meta["cubes"]["purple"]
 
 
-def test_a_noisy_cube_face_read_as_a_pawn_is_a_cube_in_the_end(counter, train) -> None:
+def test_a_noisy_cube_face_read_as_a_pawn_is_a_cube_in_the_end(train_counter, tray_train) -> None:
     """t0065: a blue face read round like a pawn's head; the decision model (fitted on the tuning
     scenes, this one among them) moves it to the cubes, and no blue courtier is left."""
-    reading, meta = _read(counter, train, "t0065")
+    reading, meta = _read(train_counter, tray_train, "t0065")
     assert reading.cubes["blue"] == meta["visible_cubes"]["blue"]
     assert reading.courtiers["blue"] == meta.get("visible_courtiers", {}).get("blue", 0) == 0
     assert not reading.trusted  # and it says it is unsure
