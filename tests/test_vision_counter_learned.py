@@ -182,6 +182,19 @@ def test_the_fitting_script_refuses_a_render_set_of_the_held_out_seed(tmp_path: 
     assert root == tmp_path and scenes == []
 
 
+def test_the_fitting_script_refuses_a_cache_matched_the_other_way(tmp_path: Path) -> None:
+    """A cache keeps the pieces matched with the patches: refitting it under the other matching
+    would fit labels it did not ask for."""
+    import pickle
+
+    from calibration.fit_counter_doubt import main
+
+    cache = tmp_path / "cache.pkl"
+    cache.write_bytes(pickle.dumps(([], 0, "shown")))
+    with pytest.raises(SystemExit, match="matched by shown, not centre"):
+        main(["--cache", str(cache), "--out", str(tmp_path / "model.json")])
+
+
 def test_the_fitting_script_refuses_every_seed_the_bench_holds_out(tmp_path: Path) -> None:
     """Each render seed the bench reports on as held out is one the fitting script will not tune on."""
     import importlib.util
