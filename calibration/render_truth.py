@@ -113,11 +113,7 @@ def match(patches: list[tuple[Core, Count]], meta: dict[str, Any], by: str = "ce
     width, height = TRAY_VIEW.size
     shape = (height, width)
     shown = owners(meta, shape) if by == "shown" else None
-    masks = []
-    for core, _ in patches if shown is not None else []:
-        mask = np.zeros(shape, np.uint8)
-        cv2.drawContours(mask, [core.contour.reshape(-1, 1, 2).astype(np.int32)], -1, 1, -1)
-        masks.append(mask > 0)
+    masks = [_filled(core, shape) for core, _ in patches] if shown is not None else []
     assigned: dict[int, list[float]] = defaultdict(list)
     missed = {c: 0 for c in ALL_COLOURS}
     for k, piece in enumerate(meta["pieces"]):
@@ -137,6 +133,13 @@ def match(patches: list[tuple[Core, Count]], meta: dict[str, Any], by: str = "ce
         n = count.n
         deltas.append(lo - n if n < lo else (hi - n if n > hi else 0))
     return deltas, missed
+
+
+def _filled(core: Core, shape: tuple[int, int]) -> NDArray[np.bool_]:
+    """A patch's pixels in the whole tray view."""
+    mask = np.zeros(shape, np.uint8)
+    cv2.drawContours(mask, [core.contour.reshape(-1, 1, 2).astype(np.int32)], -1, 1, -1)
+    return mask > 0
 
 
 def _most_overlapped(piece: NDArray[np.bool_], masks: list[NDArray[np.bool_]]) -> int | None:

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import COLOUR_CODES
-from vision.counter.frame import Core, Frame, Prepared
+from vision.counter.frame import Core, Frame, Prepared, box_mask
 from vision.counter.tuning import PPM
 
 CODE_COLOUR = {code: colour for colour, code in COLOUR_CODES.items()}
@@ -42,7 +42,8 @@ def heads_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core
         pieces = [c for c in out if c.colour == colour and not c.strip and _share_inside(c, disc) >= t.BALL_PIECE_SHARE]
         lightness = (sum(c.lightness * c.area_mm2 for c in pieces) / sum(c.area_mm2 for c in pieces)
                      if pieces else prep.pawn_l[colour])
-        out = [c for c in out if all(c is not p for p in pieces)]
+        taken = {id(c) for c in pieces}
+        out = [c for c in out if id(c) not in taken]
         outline = np.asarray(cv2.ellipse2Poly((int(round(x)), int(round(y))), (int(round(r)), int(round(r))), 0, 0, 360, 15))
         r_mm = r / PPM
         out.append(Core(colour, math.pi * r_mm * r_mm, r_mm, math.pi / 4, 1.0, lightness, outline, (x, y),
@@ -87,8 +88,6 @@ def balls(prep: Prepared, frame: Frame) -> list[tuple[float, float, float, str]]
 
 def _share_inside(core: Core, disc: NDArray[Any]) -> float:
     """Share of a core's pixels inside a disc mask."""
-    x, y, w, h = cv2.boundingRect(core.contour.reshape(-1, 1, 2).astype(np.int32))
-    mask = np.zeros((h, w), np.uint8)
-    cv2.drawContours(mask, [(core.contour - [x, y]).reshape(-1, 1, 2).astype(np.int32)], -1, 1, -1)
-    inside = disc[y:y + h, x:x + w]
+    mask, x, y = box_mask(core.contour)
+    inside = disc[y:y + mask.shape[0], x:x + mask.shape[1]]
     return float(np.count_nonzero(mask[:inside.shape[0], :inside.shape[1]] & inside)) / max(np.count_nonzero(mask), 1)

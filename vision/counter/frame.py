@@ -149,6 +149,23 @@ def largest_contour(mask: NDArray[Any]) -> NDArray[Any]:
     return max(contours, key=cv2.contourArea).reshape(-1, 2)
 
 
+def box_mask(contour: NDArray[Any]) -> tuple[NDArray[Any], int, int]:
+    """An outline filled (1) in its bounding box, and the box's origin (x, y) in the view."""
+    outline = contour.reshape(-1, 1, 2).astype(np.int32)
+    x, y, w, h = cv2.boundingRect(outline)
+    mask = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [outline - [x, y]], -1, 1, -1)
+    return mask, x, y
+
+
+def grey_spread(gray: NDArray[Any], core: Core) -> float:
+    """Brightness spread inside a core: its grey level's standard deviation over its mean (a flat
+    face under the ring light is even; faces at other angles or heights, a ball, are not)."""
+    mask, x, y = box_mask(core.contour)
+    mean, std = cv2.meanStdDev(gray[y:y + mask.shape[0], x:x + mask.shape[1]], mask=mask)
+    return float(std[0, 0]) / max(float(mean[0, 0]), 1.0)
+
+
 def filled_area(contour: NDArray[Any]) -> float:
     """Area inside an outline, holes included (a pawn's glossy highlight leaves a hole in its core)."""
     return float(cv2.contourArea(contour.astype(np.float32).reshape(-1, 1, 2)))

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import BACKGROUND, UNKNOWN, bgr_to_lab
-from vision.counter.frame import Core, Frame, Prepared, largest_contour
+from vision.counter.frame import Core, Frame, Prepared, grey_spread, largest_contour
 from vision.counter.tuning import PPM
 from vision.plate import HAND_RING_MASK, PLATE_VIEW
 from vision.reading import Detection
@@ -107,18 +107,6 @@ def plain_share(labels: NDArray[Any]) -> float:
     return float(np.count_nonzero((labels == BACKGROUND) | (labels == UNKNOWN))) / max(len(labels), 1)
 
 
-def shading(frame: Frame, core: Core) -> float:
-    """Brightness spread inside a core: standard deviation over mean of its grey pixels. A coin is
-    one flat disc under the ring light; a cube standing on an edge or a corner shows two or three
-    faces turned differently to it."""
-    assert frame.gray is not None
-    x, y, w, h = cv2.boundingRect(core.contour.reshape(-1, 1, 2).astype(np.int32))
-    mask = np.zeros((h, w), np.uint8)
-    cv2.drawContours(mask, [(core.contour - [x, y]).reshape(-1, 1, 2).astype(np.int32)], -1, 1, -1)
-    mean, std = cv2.meanStdDev(frame.gray[y:y + h, x:x + w], mask=mask)
-    return float(std[0, 0]) / max(float(mean[0, 0]), 1.0)
-
-
 def coloured_objects(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
     """Round patches of a cube colour wider than any face of a 10 mm cube that are evenly lit, as
     a flat disc is: a coin (a brass one looks yellow). Returned, to refuse the frame.
@@ -127,12 +115,13 @@ def coloured_objects(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Co
     round (a hexagon), but shows two or three faces turned differently to the light: such a patch
     is marked ``corner`` (in place) and read as one cube in doubt, so that the drop cycle settles
     it with the break-beam and the tower's ledger instead of refusing a clean tray."""
+    assert frame.gray is not None
     t = prep.tuning
     odd = [c for c in cores if (c.radius_mm > t.FOREIGN_COLOURED_RADIUS_MM and c.roundness > 0.6)
            or (c.radius_mm > t.FOREIGN_ROUND_RADIUS_MM and c.roundness > t.FOREIGN_ROUNDNESS)]
     coins = []
     for c in odd:
-        if shading(frame, c) <= t.COIN_MAX_SHADING:
+        if grey_spread(frame.gray, c) <= t.COIN_MAX_SHADING:
             coins.append(c)
         else:
             c.corner = True

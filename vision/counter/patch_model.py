@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.counter.frame import Core
+from vision.counter.frame import grey_spread as core_spread
 from vision.counter.merged import Count
 from vision.counter.tuning import PPM
 from vision.geometry import ALL_COLOURS
@@ -62,17 +63,9 @@ def outline(core: Core) -> list[float]:
 def grey_spread(cores: Sequence[Core], gray: npt.NDArray[np.uint8] | None) -> npt.NDArray[np.float64]:
     """Per patch, its grey level's standard deviation over its mean (two faces at different heights
     or angles to the ring light differ in brightness); all patches at once."""
-    out = np.zeros(len(cores))
     if gray is None:
-        return out
-    for i, core in enumerate(cores):
-        contour = core.contour.reshape(-1, 1, 2).astype(np.int32)
-        x, y, w, h = cv2.boundingRect(contour)
-        mask = np.zeros((h, w), np.uint8)
-        cv2.drawContours(mask, [contour - [x, y]], -1, 1, -1)
-        mean, std = cv2.meanStdDev(gray[y:y + h, x:x + w], mask=mask)
-        out[i] = float(std[0, 0]) / max(float(mean[0, 0]), 1.0)
-    return out
+        return np.zeros(len(cores))
+    return np.array([core_spread(gray, core) for core in cores], np.float64)
 
 
 def features(counted: Sequence[tuple[Core, Count]], gray: npt.NDArray[np.uint8] | None = None) -> npt.NDArray[np.float32]:
