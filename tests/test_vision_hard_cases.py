@@ -82,10 +82,10 @@ class Scene:
         self.img[inside] = np.clip(base[None, :] * shade[inside][:, None], 0, 255).astype(np.uint8)
         return self
 
-    def finger(self) -> Scene:
-        """A finger reaching in over the bottom wall from outside the plate."""
+    def finger(self, skin: tuple[int, int, int] = (60, 95, 150)) -> Scene:
+        """A finger (BGR ``skin``) reaching in over the bottom wall from outside the plate."""
         bottom = g.TRAY_INNER_MM[3]
-        cv2.line(self.img, _mm(100, g.PLATE_H_MM + 5), _mm(100, bottom - 30), (60, 95, 150), int(16 * PPM))
+        cv2.line(self.img, _mm(100, g.PLATE_H_MM + 5), _mm(100, bottom - 30), skin, int(16 * PPM))
         return self
 
     def frame(self, cast: tuple[float, float, float] = (1.0, 1.0, 1.0), roll_deg: float = 3.0,
@@ -191,6 +191,15 @@ def test_a_pawn_beside_a_cube_is_a_courtier_not_a_cube(counter: TrayCounter) -> 
 
 def test_a_finger_makes_the_frame_unusable(counter: TrayCounter) -> None:
     reading = counter.count(Scene().cube("red", 80, 80).finger().frame())
+    assert not reading.usable
+    assert "finger" in reading.reason
+
+
+@pytest.mark.parametrize("skin", [(40, 60, 95), (30, 45, 75), (25, 35, 55), (20, 28, 40)])
+def test_a_dark_finger_makes_the_frame_unusable(counter: TrayCounter, skin: tuple[int, int, int]) -> None:
+    """Dark skin has little chroma: measured against the plate's tint at full light, the two darkest
+    tones passed for a plate in shadow and the finger over the tray was read as black cubes."""
+    reading = counter.count(Scene().cube("red", 80, 80).finger(skin).frame())
     assert not reading.usable
     assert "finger" in reading.reason
 

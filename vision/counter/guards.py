@@ -25,8 +25,13 @@ def hand_over_walls(prep: Prepared, frame: Frame) -> str | None:
     odd = (labels != BACKGROUND) & (HAND_RING_MASK > 0)
     if odd.any():
         lab = bgr_to_lab(frame.plate[odd].reshape(-1, 1, 3), frame.level).reshape(-1, 3)
-        odd[odd] = np.hypot(lab[:, 1], lab[:, 2]) > prep.hand_chroma
-    odd8 = cv2.morphologyEx(odd.astype(np.uint8), cv2.MORPH_OPEN, prep.k3)
+        # A shadow dims the plate's tint with its light, so the chroma a pixel must pass shrinks
+        # with its lightness: a dark brown finger (chroma 7-16 at L* 20-40) is no plate in shadow.
+        dim = np.clip(lab[:, 0] / prep.plate_lightness, prep.tuning.HAND_MIN_DIMMING, 1.0)
+        odd[odd] = np.hypot(lab[:, 1], lab[:, 2]) > prep.hand_chroma * dim
+    # At the plate view's 1 px/mm a dark finger's pixels alternate between "no class" and "plate":
+    # closed first, so that the opening keeps the finger and still drops lone pixels.
+    odd8 = cv2.morphologyEx(cv2.morphologyEx(odd.astype(np.uint8), cv2.MORPH_CLOSE, prep.k3), cv2.MORPH_OPEN, prep.k3)
     area = float(cv2.countNonZero(odd8)) / (PLATE_VIEW.ppm**2)
     frame.debug["hand_area_mm2"] = area
     if area >= prep.tuning.HAND_AREA_MM2:

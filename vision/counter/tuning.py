@@ -170,6 +170,7 @@ class Tuning:
     # +-0.12 between red and blue), and how far beyond the plate's chroma a hand's colour must be.
     HAND_TINT: float = 0.12
     HAND_CHROMA_FACTOR: float = 1.0
+    HAND_MIN_DIMMING: float = 0.25
 
     @property
     def QUARTER_FACE_MM2(self) -> float:  # noqa: N802 - a derived constant
