@@ -31,7 +31,7 @@ from typing import Any
 import cv2
 from numpy.typing import NDArray
 
-from vision.counter import balls, faces, guards, partial, pawns, unlit
+from vision.counter import balls, faces, guards, lying, partial, pawns, unlit
 from vision.counter.decide import reading_from_cores
 from vision.counter.doubt import DoubtModel
 from vision.counter.frame import Frame, Prepared, check_frame, lab_lightness_to_grey
@@ -97,4 +97,5 @@ class TrayCounter:
                 marker_ids=pose.marker_ids), frame
         cores += unlit.unlit_cubes(prep, frame, cores)
         cores = balls.heads_as_pawns(prep, frame, cores)
+        cores = lying.lying_as_pawns(prep, frame, cores)
         return reading_from_cores(prep, frame, cores, self.model), frame

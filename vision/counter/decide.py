@@ -51,7 +51,7 @@ def read_cores(prep: Prepared, frame: Frame, cores: list[Core]) -> tuple[list[Co
     cores = [c for c in cores if c.area_mm2 >= t.MIN_FACE_AREA_MM2
              or (c.visible_mm2 is not None and c.visible_mm2 >= t.NEAR_QUARTER * c.quarter_mm2)]
     # a core marked corner is a cube's faces (found whole, or too wide for a ball), never a head
-    pawn = [c.ball or (not c.strip and not c.corner and looks_like_pawn(prep, c)) for c in cores]
+    pawn = [c.ball or c.lying or (not c.strip and not c.corner and looks_like_pawn(prep, c)) for c in cores]
     heads = [c.centre for c, p in zip(cores, pawn, strict=True) if p]
     for core, is_pawn in zip(cores, pawn, strict=True):
         if is_pawn:

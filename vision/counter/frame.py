@@ -49,6 +49,8 @@ class Core:
     corner: bool = False
     # A courtier's head found as a shaded ball (vision.counter.balls): read as a pawn, never a cube.
     ball: bool = False
+    # A courtier lying on its side, found whole (vision.counter.lying): read as a pawn, never a cube.
+    lying: bool = False
     quarter_mm2: float = 0.0  # the visible top area that makes this cube count
     # A merged core cut at its necks: per part (area mm2, length mm, cells). Empty: not cut.
     parts: tuple[tuple[float, float, int], ...] = ()

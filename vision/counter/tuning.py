@@ -165,6 +165,18 @@ class Tuning:
     DISC_MIN_PLAIN_SHARE: float = 0.6
     DISC_MIN_MIDDLE_PLAIN_SHARE: float = 0.8
     DISC_MAX_SHADING: float = 0.2
+    # A courtier lying on its side (vision.counter.lying), measured whole. On the tuning renders
+    # (2051 patches of a courtier colour 60-400 mm2) the six lying courtiers found measured 63-87
+    # mm2, 13.3-14.8 x 8.7-9.4 mm, waist 0.41-0.60, solidity 0.67-0.83, shade 0.50-1.50; of the other
+    # patches in those area, length and width bands, two passed the rest: cubes partly under another,
+    # whose 1 mm band around was 0.51 and 0.20 floor (the courtiers' 0.59-0.94).
+    LYING_AREA_MM2: tuple[float, float] = (55.0, 100.0)
+    LYING_LENGTH_MM: tuple[float, float] = (12.5, 16.5)
+    LYING_WIDTH_MM: tuple[float, float] = (8.0, 10.5)
+    LYING_MAX_WAIST: float = 0.62
+    LYING_MAX_SOLIDITY: float = 0.86
+    LYING_MIN_SHADE: float = 0.45
+    LYING_MIN_FLOOR_SHARE: float = 0.55
     HAND_AREA_MM2: float = 40.0
     # The tint the plate keeps under an arm's shadow after the white balance (log gains up to about
     # +-0.12 between red and blue), and how far beyond the plate's chroma a hand's colour must be.

@@ -1,0 +1,134 @@
+"""Courtiers lying on their side: a tapered oblong of one courtier colour, read as a whole.
+
+A courtier on its side shows its base, its waist and its head in a row, about 14 x 9 mm from above.
+Its surfaces are curved, so the ring light shades it; the faces stage breaks it into pieces and
+keeps the largest as a small face, and the courtier was counted as a cube of its colour (on the
+tuning renders, 7 of the 13 courtiers still missed after the heads were found as balls lay on
+their side).
+
+So each connected patch of a courtier colour is measured whole: its area, the sides of its
+minimum-area rectangle, its waist (the narrowest width across the middle three fifths of its
+length, over its widest), how much of its convex hull it fills, and how shaded it is (its mean
+lightness from the calibrated top's towards the calibrated pawn's). A patch inside every band of
+``Tuning.LYING_*`` is a lying courtier: the cores of its colour centred in it are replaced by one
+core marked ``lying``, read as a pawn. A patch touching the tray view's edge is cut by the wall
+and never measured. A cube partly under another can show a tapered part too, but it borders the
+cube over it: a lying courtier lies mostly on the floor (``LYING_MIN_FLOOR_SHARE`` of a 1 mm band
+around it).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.colour import BACKGROUND, COLOUR_CODES, bgr_to_lab
+from vision.counter.frame import Core, Frame, Prepared, largest_contour, roundness
+from vision.counter.tuning import PPM
+
+
+def lying_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
+    """``cores`` with the pieces of every lying courtier found replaced by one core (``lying``)."""
+    assert frame.labels is not None
+    out = list(cores)
+    for colour in prep.pawn_l:
+        for blob, x0, y0, core in lying_courtiers(prep, frame, colour):
+            height, width = blob.shape
+            pieces = []
+            for c in out:
+                cx, cy = int(round(c.centre[0])) - x0, int(round(c.centre[1])) - y0
+                if c.colour == colour and not c.ball and 0 <= cx < width and 0 <= cy < height and blob[cy, cx]:
+                    pieces.append(c)
+            if not pieces:
+                continue
+            taken = {id(c) for c in pieces}
+            out = [c for c in out if id(c) not in taken]
+            out.append(core)
+    return out
+
+
+def lying_courtiers(prep: Prepared, frame: Frame, colour: str) -> list[tuple[NDArray[np.uint8], int, int, Core]]:
+    """Per lying courtier of ``colour``: its pixels in its bounding box, the box's origin, its core."""
+    assert frame.labels is not None
+    t = prep.tuning
+    if colour in frame.colour_boxes:  # the colour's pixels in its bounding box, from the faces stage
+        is_colour, ox, oy = frame.colour_boxes[colour]
+    else:
+        is_colour, ox, oy = (frame.labels == COLOUR_CODES[colour]).view(np.uint8), 0, 0
+    mask = cv2.morphologyEx(is_colour, cv2.MORPH_OPEN, prep.k3)
+    lo, hi = (a * PPM * PPM for a in t.LYING_AREA_MM2)
+    height, width = frame.labels.shape
+    top, pawn = prep.top_l[colour], prep.pawn_l[colour]
+    out = []
+    # each patch by its outline (far cheaper than labelling components), its pixels drawn back
+    for outline in cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]:
+        if not 0.5 * lo <= cv2.contourArea(outline) <= hi:
+            continue
+        bx, by, w, h = cv2.boundingRect(outline)
+        x, y = bx + ox, by + oy
+        if x == 0 or y == 0 or x + w >= width or y + h >= height:
+            continue
+        blob = np.zeros((h, w), np.uint8)
+        cv2.drawContours(blob, [outline - (bx, by)], -1, 1, -1)
+        blob &= mask[by:by + h, bx:bx + w]
+        area = int(cv2.countNonZero(blob))
+        if not lo <= area <= hi:
+            continue
+        contour = largest_contour(blob)
+        (_, _), sides, angle = cv2.minAreaRect(contour.astype(np.float32))
+        length, wide = max(sides) / PPM, min(sides) / PPM
+        if not (t.LYING_LENGTH_MM[0] <= length <= t.LYING_LENGTH_MM[1] and t.LYING_WIDTH_MM[0] <= wide <= t.LYING_WIDTH_MM[1]):
+            continue
+        hull = float(cv2.contourArea(cv2.convexHull(contour)))
+        solidity = float(cv2.contourArea(contour)) / max(hull, 1.0)
+        if solidity > t.LYING_MAX_SOLIDITY or waist(blob, angle if sides[0] >= sides[1] else angle + 90.0) > t.LYING_MAX_WAIST:
+            continue
+        mean = np.array(cv2.mean(frame.tray[y:y + h, x:x + w], blob), np.float32)[:3]
+        light = float(bgr_to_lab(mean.reshape(1, 1, 3), frame.level).reshape(3)[0])
+        if (top - light) < t.LYING_MIN_SHADE * max(top - pawn, 1e-3) or floor_share(frame, blob, x, y) < t.LYING_MIN_FLOOR_SHARE:
+            continue
+        area_mm2 = area / PPM**2
+        out.append((blob, x, y, Core(colour, area_mm2, float(cv2.distanceTransform(blob, cv2.DIST_L2, 3).max()) / PPM,
+                                     area / max(sides[0] * sides[1], 1.0), roundness(contour), light, contour + (x, y),
+                                     centre(blob, x, y), length_mm=length, width_mm=wide,
+                                     lying=True)))
+    return out
+
+
+def centre(blob: NDArray[np.uint8], x: int, y: int) -> tuple[float, float]:
+    """The centroid of a patch's pixels ``blob`` from ``x, y`` in the tray view."""
+    m = cv2.moments(blob, binaryImage=True)
+    return (m["m10"] / max(m["m00"], 1.0) + x, m["m01"] / max(m["m00"], 1.0) + y)
+
+
+def floor_share(frame: Frame, blob: NDArray[np.uint8], x: int, y: int) -> float:
+    """Share of the tray floor in a 1 mm band around a patch (its pixels ``blob`` from ``x, y``)."""
+    assert frame.labels is not None
+    pad = int(round(PPM))
+    height, width = frame.labels.shape
+    x0, y0 = max(x - pad, 0), max(y - pad, 0)
+    x1, y1 = min(x + blob.shape[1] + pad, width), min(y + blob.shape[0] + pad, height)
+    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    inside[y - y0:y - y0 + blob.shape[0], x - x0:x - x0 + blob.shape[1]] = blob
+    band = np.asarray(cv2.dilate(inside, np.ones((2 * pad + 1, 2 * pad + 1), np.uint8)), np.uint8) & (1 - inside)
+    labels = frame.labels[y0:y1, x0:x1][band > 0]
+    return float(np.mean(labels == BACKGROUND)) if labels.size else 0.0
+
+
+def waist(blob: NDArray[np.uint8], angle: float) -> float:
+    """The narrowest width across the middle three fifths of a patch along its long side (rotated
+    by ``angle`` degrees), over its widest width anywhere (a courtier's waist, a face's none)."""
+    h, w = blob.shape
+    pad = max(h, w)
+    big = cv2.copyMakeBorder(blob, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    centre = (big.shape[1] / 2.0, big.shape[0] / 2.0)
+    turned = cv2.warpAffine(big, cv2.getRotationMatrix2D(centre, angle, 1.0), (big.shape[1], big.shape[0]),
+                            flags=cv2.INTER_NEAREST)
+    widths = turned.sum(axis=0).astype(np.float32)
+    widths = widths[widths > 0]
+    if len(widths) < 5:
+        return 1.0
+    smooth = np.convolve(widths, np.ones(3, np.float32) / 3.0, mode="same")
+    k = len(smooth) // 5
+    return float(smooth[k:len(smooth) - k].min()) / max(float(smooth.max()), 1.0)
