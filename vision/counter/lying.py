@@ -60,7 +60,7 @@ def lying_courtiers(prep: Prepared, frame: Frame, colour: str) -> list[tuple[NDA
     lo, hi = (a * PPM * PPM for a in t.LYING_AREA_MM2)
     height, width = frame.labels.shape
     top, pawn = prep.top_l[colour], prep.pawn_l[colour]
-    out = []
+    out: list[tuple[NDArray[np.uint8], int, int, Core]] = []
     # each patch by its outline (far cheaper than labelling components), its pixels drawn back
     for outline in cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]:
         if not 0.5 * lo <= cv2.contourArea(outline) <= hi:
@@ -71,7 +71,7 @@ def lying_courtiers(prep: Prepared, frame: Frame, colour: str) -> list[tuple[NDA
             continue
         blob = np.zeros((h, w), np.uint8)
         cv2.drawContours(blob, [outline - (bx, by)], -1, 1, -1)
-        blob &= mask[by:by + h, bx:bx + w]
+        blob &= np.asarray(mask[by:by + h, bx:bx + w], np.uint8)
         area = int(cv2.countNonZero(blob))
         if not lo <= area <= hi:
             continue
