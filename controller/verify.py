@@ -45,6 +45,10 @@ MAX_READS = 3
 #: A combination is used without asking only where all the others together keep less than this
 #: share of the weight (the 99 % credible set holds one combination).
 UNSURE_SHARE = 0.01
+#: The beam and the ledger settle a combination of the counter's alternatives only where what the
+#: alternatives leave out (``TrayReading.alternatives_cover``) keeps at most this share of the weight
+#: after the evidence: as much doubt as the counter leaves a reading it trusts (its trust bar, 0.908).
+LEFT_OUT_SHARE = 0.09
 #: A beam below the camera's total fits when the clump model gives an undercount at least that
 #: large at least this chance; a bigger gap is a doubt (a miscount, or cubes from elsewhere). Small,
 #: because every honest drop has this chance of being doubted: 1 in 10,000 (at the default clump
@@ -113,11 +117,14 @@ class Reconciliation:
     best: dict[str, int] | None = None
     question: dict[str, list[int]] = field(default_factory=dict)
     beam_too_high: bool = False
+    # the share of the weight, after the evidence, of what the alternatives leave out
+    left_out: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return {"cubes": self.cubes, "reason": self.reason, "question": self.question,
                 "question_text": question_text(self.question) if self.question else None,
-                "best": self.best, "beam": self.beam, "clump": self.clump, "candidates": self.candidates}
+                "best": self.best, "beam": self.beam, "clump": self.clump, "candidates": self.candidates,
+                "left_out": self.left_out}
 
 
 def ledger_faults(counts: dict[str, int], dropped: dict[str, int], tower_before: dict[str, int] | None) -> list[str]:
@@ -162,6 +169,11 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
                            "weight": weight if out is None else 0.0, "out": out, "_cubes": counts})
     fit = sorted((c for c in candidates if c["out"] is None and c["weight"] > 0), key=lambda c: -c["weight"])
     norm = sum(c["weight"] for c in fit)
+    # What the alternatives leave out (a colour not in doubt one off, a count too unlikely to show)
+    # may explain the beam as well as the best combination does; its share of the weight after the
+    # evidence must be as small as a trusted reading's doubt for the beam to settle anything.
+    left_out = 1.0 - min(max(float(obs.alternatives_cover), 0.0), 1.0)
+    outside = left_out * max((c["weight"] / c["prior"] for c in fit if c["prior"] > 0), default=0.0)
     for c in candidates:
         c["posterior"] = round(c.pop("weight") / norm, 4) if norm and c["out"] is None else 0.0
     cubes_of = {id(c): c.pop("_cubes") for c in candidates}
@@ -178,10 +190,20 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
         share += c["posterior"]
         if share >= 1 - UNSURE_SHARE:
             break
+    rec.left_out = round(outside / (outside + norm * (1.0 - left_out)), 4) if norm else 0.0
+    unsure_rest = rec.left_out > LEFT_OUT_SHARE
+    if len(credible) == 1 and unsure_rest and len(fit) > 1:
+        # one combination holds the alternatives' weight, but not against what they leave out:
+        # the host is asked, offered the likeliest two for the colours in doubt
+        credible = fit[:2]
     rec.best = cubes_of[id(fit[0])]
     # The likeliest reading holds fewer cubes than the beam counted: cubes lie hidden under others,
     # and the tray is shaken and read again before anything is used or asked.
     rec.beam_too_high = beam is not None and beam > fit[0]["total"]
+    if len(credible) == 1 and unsure_rest:
+        rec.reason = (f"only {_combo(credible[0]['counts'])} of the counter's alternatives fits, but its other "
+                      f"counts may be off ({rec.left_out:.0%} of the weight after the evidence)")
+        return rec
     if len(credible) == 1:
         chosen = credible[0]
         others = [c for c in candidates if c is not chosen]

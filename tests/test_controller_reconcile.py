@@ -92,6 +92,33 @@ def test_alternatives_settled_by_the_beam_and_the_ledger_are_used_without_asking
     assert [t for t in cyc.reader.tags if t.startswith("drop-")] == [f"drop-{view['drop_id']:06d}"]  # read once
 
 
+def test_the_beam_does_not_settle_a_colour_while_the_others_may_be_off(tmp_path: Path) -> None:
+    """The same doubt as above, but the counter leaves 20 % of its weight outside its alternatives
+    (a colour it did not doubt may be one off): the exact beam still rules out one blue too many,
+    yet one blue too many with a cube missed elsewhere would fit the beam as well, so nothing is
+    used without the host: the tray is shown for confirmation, and the host's counts are kept."""
+    sim, cyc = _world(tmp_path)
+
+    def hesitate(truth: dict[str, int]) -> TrayReading:
+        b = truth["blue"]
+        return TrayReading(cubes={**truth, "blue": b + 1}, trusted=False, confidence=0.55,
+                           alternatives={"blue": [(b + 1, 0.6), (b, 0.4)]}, alternatives_cover=0.8)
+
+    cyc.beam_clump = 0.0
+    cyc.reader = HesitatingReader(sim, hesitate)
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    assert view["phase"] == "counted" and view["needs_confirmation"]
+    assert "its other counts may be off" in view["doubts"][0]
+    reading = _records(cyc, drop_id, "reading")[0].payload
+    assert reading["reconciliation"]["cubes"] is None and reading["reconciliation"]["left_out"] > 0.09
+    assert reading["reading"]["alternatives_cover"] == 0.8
+    truth = sim.tray_contents()
+    corrected = cyc.correct(drop_id, truth, who="host")
+    assert corrected["phase"] == "resolved" and corrected["tray_after"] == ses.clean(truth)
+    assert cyc.store.verify().ok
+
+
 def test_an_ambiguous_reading_asks_only_about_the_colour_in_doubt(tmp_path: Path) -> None:
     sim, cyc = _world(tmp_path)
 

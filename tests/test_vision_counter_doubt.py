@@ -353,3 +353,24 @@ def test_a_reading_not_trusted_always_names_a_colour_in_doubt() -> None:
     assert len(verdict.alternatives) == 1
     (options,) = verdict.alternatives.values()
     assert [k for k, _ in options] == [1, 2] and abs(sum(p for _, p in options) - 1.0) < 1e-9
+
+
+def test_the_alternatives_cover_what_they_show_and_the_other_colours_as_read() -> None:
+    """``cover``: the probability that the truth is among the alternatives' combinations with every
+    other colour as read. Each colour here is right with 0.99, short by one with 0.004 and long with
+    0.006: the one in doubt (red, touching faces) keeps the options it shows, the five sure ones
+    their own count's 0.99 each."""
+    model = DoubtModel({"face": [0.0, 0.004, 0.99, 0.006, 0.0],
+                        "touching": [0.0, 0.2, 0.6, 0.2, 0.0]}, trust_p=0.9, doubt_min=0.02)
+    items = [(c, Count(1, "face", faces=1.0)) for c in ALL_COLOURS if c != "red"]
+    items.append(("red", Count(2, "touching", faces=2.0)))
+    verdict = model.assess({c: 1 for c in ALL_COLOURS} | {"red": 2}, items)
+    assert not verdict.trusted and set(verdict.alternatives) == {"red"}
+    assert [k for k, _ in verdict.alternatives["red"]] == [2, 1, 3]  # all of red's mass is shown
+    assert verdict.cover == pytest.approx(0.99 ** 5, rel=1e-6)  # less than 1: the others may be off too
+    reading = TrayReading(True, None, {c: 1 for c in ALL_COLOURS} | {"red": 2}, trusted=False,
+                          alternatives=verdict.alternatives, alternatives_cover=verdict.cover)
+    assert reading.to_json()["alternatives_cover"] == round(verdict.cover, 3)
+    record = reading.to_record()
+    assert TrayReading.from_record(record).alternatives_cover == pytest.approx(verdict.cover, abs=1e-4)
+    assert "alternatives_cover" not in TrayReading(cubes={"red": 2}).to_record()  # 1 by default: not kept

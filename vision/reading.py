@@ -69,6 +69,12 @@ class TrayReading:
     # its decision model then found more probably a cube face (the courtier count is one less for
     # each). Where the drop cycle uses fewer cubes of that colour, those may be courtiers after all.
     pawn_cubes: dict[str, int] = field(default_factory=dict)
+    # The counter's probability that the true counts are among the combinations of
+    # ``alternatives`` with every other colour as read (1 where nothing says otherwise: a reading
+    # typed in, an old record). What it leaves out, a colour not in doubt off by one or a count too
+    # unlikely to show, is why the drop cycle does not settle on a combination by the beam alone
+    # unless that combination beats it too.
+    alternatives_cover: float = 1.0
     # What the station adds: where the reading came from ("camera", "direct"), whether the tray had
     # settled before the frame, and the photos written for it (raw: the evidence; annotated).
     source: str = "camera"
@@ -99,7 +105,9 @@ class TrayReading:
                 "alternatives": {c: [[int(n), round(float(p), 3)] for n, p in alts]
                                  for c, alts in self.alternatives.items()},
                 **({"pawn_cubes": {c: int(n) for c, n in self.pawn_cubes.items() if n}}
-                   if any(self.pawn_cubes.values()) else {})}
+                   if any(self.pawn_cubes.values()) else {}),
+                **({"alternatives_cover": round(float(self.alternatives_cover), 4)}
+                   if self.alternatives and self.alternatives_cover < 1.0 else {})}
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> TrayReading:
@@ -111,6 +119,7 @@ class TrayReading:
             confidence=float(record["confidence"]), trusted=bool(record["trusted"]),
             alternatives={c: [(int(n), float(p)) for n, p in alts] for c, alts in record.get("alternatives", {}).items()},
             pawn_cubes={c: int(n) for c, n in record.get("pawn_cubes", {}).items()},
+            alternatives_cover=float(record.get("alternatives_cover", 1.0)),
             source=str(record.get("source", "camera")), settled=bool(record.get("settled", True)),
         )
 
@@ -126,4 +135,5 @@ class TrayReading:
             "trusted": bool(self.trusted and self.usable),
             "alternatives": {c: [{"count": int(k), "p": round(float(p), 3)} for k, p in options]
                              for c, options in self.alternatives.items()},
+            "alternatives_cover": round(float(self.alternatives_cover), 3) if self.alternatives else 1.0,
         }

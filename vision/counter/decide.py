@@ -143,4 +143,5 @@ def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: D
         reason = f"counted, with doubt: {shown}"
     return TrayReading(True, reason, cubes, courtiers, round(float(np.clip(confidence, 0.0, 1.0)), 3),
                        detections, doubts, frame.pose.marker_ids, trusted=verdict.trusted,
-                       alternatives=verdict.alternatives, pawn_cubes=pawn_cubes)
+                       alternatives=verdict.alternatives, pawn_cubes=pawn_cubes,
+                       alternatives_cover=round(float(verdict.cover), 4))

@@ -67,6 +67,10 @@ class Verdict:
     p_right: float
     alternatives: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
     doubtful: set[int] = field(default_factory=set)  # indices (as given) of the patches in doubt
+    # P(the true counts are among the combinations of ``alternatives``, every other colour as
+    # read): what the alternatives leave out (a colour not in doubt one off, a count too unlikely
+    # to show) is 1 minus this, and the drop cycle must not settle on a combination it cannot beat.
+    cover: float = 1.0
 
 
 @dataclass
@@ -166,6 +170,7 @@ class DoubtModel:
         alternatives: dict[str, list[tuple[int, float]]] = {}
         doubtful: set[int] = set()
         p_right = 1.0 if complete else 0.95
+        cover = p_right
         weakest: tuple[float, str, list[tuple[int, float]]] | None = None
         for colour, n in cubes.items():
             mine = by_colour.get(colour, [])
@@ -183,8 +188,10 @@ class DoubtModel:
             if len(shown) > 1 and (weakest is None or p_best < weakest[0]):
                 weakest = (p_best, colour, shown)
             if 1.0 - p_best < self.doubt_min:
+                cover *= p_best
                 continue
             alternatives[colour] = _rounded(shown)
+            cover *= sum(p for _, p in shown)
             wrong = [(1.0 - float(table[i][2]), i) for i, _ in mine]
             if wrong:
                 worst = max(w for w, _ in wrong)
@@ -193,9 +200,10 @@ class DoubtModel:
         if not trusted and not alternatives and weakest is not None:
             # Many colours each a little unsure: the frame is not trusted, so name the least sure.
             alternatives[weakest[1]] = _rounded(weakest[2])
+            cover *= sum(p for _, p in weakest[2]) / max(weakest[0], 1e-12)  # its options, not its count alone
         if trusted:
-            alternatives, doubtful = {}, set()
-        return Verdict(out_cubes, trusted, p_right, alternatives, doubtful)
+            alternatives, doubtful, cover = {}, set(), p_right
+        return Verdict(out_cubes, trusted, p_right, alternatives, doubtful, min(cover, 1.0))
 
 
 def _rounded(options: list[tuple[int, float]]) -> list[tuple[int, float]]:
