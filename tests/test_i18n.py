@@ -236,6 +236,15 @@ def test_the_reconciliations_reasons_are_german(beam: int | None) -> None:
     assert not english_in(said), said
 
 
+def test_a_combination_the_beam_cannot_settle_for_the_other_colours_is_said_in_german() -> None:
+    reading = TrayReading(cubes={"red": 7, "green": 2}, alternatives={"red": [(7, 0.6), (6, 0.4)]},
+                          alternatives_cover=0.8)
+    rec = reconcile(reading, {"red": 8, "green": 2}, {"red": 0, "green": 1}, 8, clump=0.0)
+    assert rec is not None and rec.cubes is None and "its other counts may be off" in rec.reason, rec.reason
+    said = translate(rec.reason, "de")
+    assert "übrigen Zahlen können falsch sein" in said and not english_in(said), said
+
+
 def test_a_weak_alternative_is_said_in_german() -> None:
     reading = TrayReading(cubes={"red": 6}, alternatives={"red": [(6, 0.98), (7, 0.02)]})
     rec = reconcile(reading, {"red": 8}, {"red": 0}, 6)
