@@ -44,7 +44,7 @@ def test_one_line_per_image_in_order_and_unreadable_ones_reported(
     for x in lines:
         assert set(x) == {"image", "usable", "reason", "cubes", "courtiers", "confidence", "trusted", "alternatives",
                           "alternatives_cover"}
-        assert 0.0 <= x["alternatives_cover"] <= 1.0 and (x["alternatives"] or x["alternatives_cover"] == 1.0)
+        assert 0.0 <= x["alternatives_cover"] <= 1.0 and (x["usable"] or x["alternatives_cover"] == 0.0)
         assert list(x["cubes"]) == list(ALL_COLOURS)
         assert set(x["courtiers"]) == set(PLAYER_COLOURS)
         assert 0.0 <= x["confidence"] <= 1.0

@@ -70,8 +70,8 @@ class TrayReading:
     # each). Where the drop cycle uses fewer cubes of that colour, those may be courtiers after all.
     pawn_cubes: dict[str, int] = field(default_factory=dict)
     # The counter's probability that the true counts are among the combinations of
-    # ``alternatives`` with every other colour as read (1 where nothing says otherwise: a reading
-    # typed in, an old record). What it leaves out, a colour not in doubt off by one or a count too
+    # ``alternatives`` with every other colour as read (without alternatives: that the reading is
+    # right as read; 1 where nothing says otherwise: a reading typed in, an old record). What it leaves out, a colour not in doubt off by one or a count too
     # unlikely to show, is why the drop cycle does not settle on a combination by the beam alone
     # unless that combination beats it too.
     alternatives_cover: float = 1.0
@@ -107,7 +107,7 @@ class TrayReading:
                 **({"pawn_cubes": {c: int(n) for c, n in self.pawn_cubes.items() if n}}
                    if any(self.pawn_cubes.values()) else {}),
                 **({"alternatives_cover": round(float(self.alternatives_cover), 4)}
-                   if self.alternatives and self.alternatives_cover < 1.0 else {})}
+                   if self.alternatives_cover < 1.0 else {})}
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> TrayReading:
@@ -135,5 +135,5 @@ class TrayReading:
             "trusted": bool(self.trusted and self.usable),
             "alternatives": {c: [{"count": int(k), "p": round(float(p), 3)} for k, p in options]
                              for c, options in self.alternatives.items()},
-            "alternatives_cover": round(float(self.alternatives_cover), 3) if self.alternatives else 1.0,
+            "alternatives_cover": round(float(self.alternatives_cover), 3) if self.usable else 0.0,
         }

@@ -122,8 +122,8 @@ def waist(blob: NDArray[np.uint8], angle: float) -> float:
     h, w = blob.shape
     pad = max(h, w)
     big = cv2.copyMakeBorder(blob, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-    centre = (big.shape[1] / 2.0, big.shape[0] / 2.0)
-    turned = cv2.warpAffine(big, cv2.getRotationMatrix2D(centre, angle, 1.0), (big.shape[1], big.shape[0]),
+    middle = (big.shape[1] / 2.0, big.shape[0] / 2.0)
+    turned = cv2.warpAffine(big, cv2.getRotationMatrix2D(middle, angle, 1.0), (big.shape[1], big.shape[0]),
                             flags=cv2.INTER_NEAREST)
     widths = turned.sum(axis=0).astype(np.float32)
     widths = widths[widths > 0]
