@@ -172,8 +172,8 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
     # What the alternatives leave out (a colour not in doubt one off, a count too unlikely to show)
     # may explain the beam as well as the best combination does; its share of the weight after the
     # evidence must be as small as a trusted reading's doubt for the beam to settle anything.
-    left_out = 1.0 - min(max(float(obs.alternatives_cover), 0.0), 1.0)
-    outside = left_out * max((c["weight"] / c["prior"] for c in fit if c["prior"] > 0), default=0.0)
+    uncovered = 1.0 - min(max(float(obs.alternatives_cover), 0.0), 1.0)  # its prior
+    outside = uncovered * max((c["weight"] / c["prior"] for c in fit if c["prior"] > 0), default=0.0)
     for c in candidates:
         c["posterior"] = round(c.pop("weight") / norm, 4) if norm and c["out"] is None else 0.0
     cubes_of = {id(c): c.pop("_cubes") for c in candidates}
@@ -190,7 +190,7 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
         share += c["posterior"]
         if share >= 1 - UNSURE_SHARE:
             break
-    rec.left_out = round(outside / (outside + norm * (1.0 - left_out)), 4) if norm else 0.0
+    rec.left_out = round(outside / (outside + norm * (1.0 - uncovered)), 4) if norm else 0.0
     unsure_rest = rec.left_out > LEFT_OUT_SHARE
     if len(credible) == 1 and unsure_rest and len(fit) > 1:
         # one combination holds the alternatives' weight, but not against what they leave out:

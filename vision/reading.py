@@ -71,9 +71,9 @@ class TrayReading:
     pawn_cubes: dict[str, int] = field(default_factory=dict)
     # The counter's probability that the true counts are among the combinations of
     # ``alternatives`` with every other colour as read (without alternatives: that the reading is
-    # right as read; 1 where nothing says otherwise: a reading typed in, an old record). What it leaves out, a colour not in doubt off by one or a count too
-    # unlikely to show, is why the drop cycle does not settle on a combination by the beam alone
-    # unless that combination beats it too.
+    # right as read; 1 where nothing says otherwise: a reading typed in, an old record). What it
+    # leaves out, a colour not in doubt off by one or a count too unlikely to show, is why the drop
+    # cycle does not settle on a combination by the beam alone unless that combination beats it too.
     alternatives_cover: float = 1.0
     # What the station adds: where the reading came from ("camera", "direct"), whether the tray had
     # settled before the frame, and the photos written for it (raw: the evidence; annotated).

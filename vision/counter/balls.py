@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import COLOUR_CODES
-from vision.counter.frame import Core, Frame, Prepared, box_mask
+from vision.counter.frame import Core, Frame, Prepared, box_mask, replace_cores
 from vision.counter.tuning import PPM
 
 CODE_COLOUR = {code: colour for colour, code in COLOUR_CODES.items()}
@@ -42,12 +42,10 @@ def heads_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core
         pieces = [c for c in out if c.colour == colour and not c.strip and _share_inside(c, disc) >= t.BALL_PIECE_SHARE]
         lightness = (sum(c.lightness * c.area_mm2 for c in pieces) / sum(c.area_mm2 for c in pieces)
                      if pieces else prep.pawn_l[colour])
-        taken = {id(c) for c in pieces}
-        out = [c for c in out if id(c) not in taken]
         outline = np.asarray(cv2.ellipse2Poly((int(round(x)), int(round(y))), (int(round(r)), int(round(r))), 0, 0, 360, 15))
         r_mm = r / PPM
-        out.append(Core(colour, math.pi * r_mm * r_mm, r_mm, math.pi / 4, 1.0, lightness, outline, (x, y),
-                        length_mm=2 * r_mm, width_mm=2 * r_mm, ball=True))
+        out = replace_cores(out, pieces, Core(colour, math.pi * r_mm * r_mm, r_mm, math.pi / 4, 1.0, lightness, outline,
+                                              (x, y), length_mm=2 * r_mm, width_mm=2 * r_mm, ball=True))
     return out
 
 

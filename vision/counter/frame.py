@@ -161,6 +161,13 @@ def box_mask(contour: NDArray[Any]) -> tuple[NDArray[Any], int, int]:
     return mask, x, y
 
 
+def replace_cores(cores: list[Core], pieces: list[Core], whole: Core) -> list[Core]:
+    """``cores`` without ``pieces`` (by identity: two pieces may measure alike) and with ``whole``,
+    the one core a later stage found they make (a courtier's head, a courtier on its side)."""
+    taken = {id(c) for c in pieces}
+    return [c for c in cores if id(c) not in taken] + [whole]
+
+
 def grey_spread(gray: NDArray[Any], core: Core) -> float:
     """Brightness spread inside a core: its grey level's standard deviation over its mean (a flat
     face under the ring light is even; faces at other angles or heights, a ball, are not)."""

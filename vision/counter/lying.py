@@ -24,13 +24,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import BACKGROUND, COLOUR_CODES, bgr_to_lab
-from vision.counter.frame import Core, Frame, Prepared, largest_contour, roundness
+from vision.counter.frame import Core, Frame, Prepared, box_mask, largest_contour, replace_cores, roundness
 from vision.counter.tuning import PPM
 
 
 def lying_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
     """``cores`` with the pieces of every lying courtier found replaced by one core (``lying``)."""
-    assert frame.labels is not None
     out = list(cores)
     for colour in prep.pawn_l:
         for blob, x0, y0, core in lying_courtiers(prep, frame, colour):
@@ -40,11 +39,8 @@ def lying_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core
                 cx, cy = int(round(c.centre[0])) - x0, int(round(c.centre[1])) - y0
                 if c.colour == colour and not c.ball and 0 <= cx < width and 0 <= cy < height and blob[cy, cx]:
                     pieces.append(c)
-            if not pieces:
-                continue
-            taken = {id(c) for c in pieces}
-            out = [c for c in out if id(c) not in taken]
-            out.append(core)
+            if pieces:
+                out = replace_cores(out, pieces, core)
     return out
 
 
@@ -65,12 +61,11 @@ def lying_courtiers(prep: Prepared, frame: Frame, colour: str) -> list[tuple[NDA
     for outline in cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]:
         if not 0.5 * lo <= cv2.contourArea(outline) <= hi:
             continue
-        bx, by, w, h = cv2.boundingRect(outline)
+        blob, bx, by = box_mask(outline)
+        h, w = blob.shape
         x, y = bx + ox, by + oy
         if x == 0 or y == 0 or x + w >= width or y + h >= height:
             continue
-        blob = np.zeros((h, w), np.uint8)
-        cv2.drawContours(blob, [outline - (bx, by)], -1, 1, -1)
         blob &= np.asarray(mask[by:by + h, bx:bx + w], np.uint8)
         area = int(cv2.countNonZero(blob))
         if not lo <= area <= hi:
