@@ -295,6 +295,9 @@ def _check_alternatives(reading: TrayReading) -> None:
 
 def test_doubt_model_alternatives_follow_the_contract() -> None:
     model = DoubtModel.load()
+    # The shipped tables with a bar above any fit's (0.87-0.92 so far), so that one touching patch
+    # large for its count (about 0.89 right) is in doubt whatever the next refit sets.
+    model.trust_p = 0.95
     over = Count(2, "touching", 0.8, "touching faces", 2, 3, faces=2 * 1.35)
     face = Count(1, "face", faces=1.0)
     verdict = model.assess({"red": 3, "blue": 1}, [("red", over), ("red", face), ("blue", face)])
