@@ -4,8 +4,8 @@ A cube leaning on a pile shows two or three faces, none facing the ring light: d
 saturated than any flat top the profile learned, so most of their pixels match no colour and the
 cube leaves no core (on the tuning piles, such cubes over 95 % visible were most of the visible
 cubes that no patch held). Pixels of no colour that lie in a solid patch (not a seam's thin line)
-are classified again at a wider gate (:data:`vision.colour.GATE_COLOUR_RELAXED`); a patch of one
-colour so found, with the pixels of that colour around it, as large as a cube shows and clear of
+are classified again at a wider gate (:data:`vision.colour.GATE_COLOUR_RELAXED`), each solid patch
+of them taking one colour (:func:`one_colour_per_patch`); a patch of one colour so found, with the pixels of that colour around it, as large as a cube shows and clear of
 the counted patches of its colour (whose own shaded sides it would otherwise be), is a cube: a core
 marked ``corner``, read as one cube in doubt. Black is left out: its unlit faces are still black,
 and no-colour pixels beside it are shadow.
@@ -36,6 +36,7 @@ def unlit_cubes(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
         return []
     second = np.zeros(lab.shape, np.uint8)
     second[solid] = prep.classifier.classify(frame.tray[solid].reshape(-1, 1, 3), frame.level, relaxed=True).reshape(-1)
+    second = one_colour_per_patch(prep, lab, solid, second)
     min_px = t.UNLIT_MIN_MM2 * PPM * PPM
     out: list[Core] = []
     for colour, code in COLOUR_CODES.items():
@@ -54,6 +55,30 @@ def unlit_cubes(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
             core = _core(prep, frame, colour, (comp == i).astype(np.uint8), (float(centres[i][0]), float(centres[i][1])))
             if core is not None:
                 out.append(core)
+    return out
+
+
+def one_colour_per_patch(prep: Prepared, lab: NDArray[np.uint8], solid: NDArray[np.bool_],
+                         second: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """``second`` with every solid patch of no colour given one colour: the one that most of its
+    pixels take at the wider gate and most of the pixels bordering it have. The wider gates
+    overlap, and a leaning face's pixels fall on both sides: a dark green face lit warm is as near
+    yellow's widened model as its own, so half its pixels read yellow and neither half is as large
+    as a cube shows (tuning seed 9494 t0005, a green cube 0.96 visible counted as nothing)."""
+    n, comp = cv2.connectedComponents(solid.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return second
+    colours = len(COLOUR_CODES) + 1  # codes 1..6; 0 and UNKNOWN take no part
+    grown = cv2.dilate(comp.astype(np.float32), prep.k3, iterations=2).astype(np.int32)
+    border = (grown > 0) & ~solid & (lab >= 1) & (lab < colours)
+    inside = solid & (second >= 1) & (second < colours)
+    votes = np.bincount(comp[inside] * colours + second[inside], minlength=n * colours)
+    votes += np.bincount(grown[border] * colours + lab[border], minlength=n * colours)
+    votes = votes.reshape(n, colours)
+    votes[:, 0] = 0
+    winner = np.argmax(votes, axis=1).astype(np.uint8)
+    out = second.copy()
+    out[inside] = winner[comp[inside]]
     return out
 
 

@@ -1,0 +1,63 @@
+"""Cubes with every face unlit (vision.counter.unlit): one colour per patch of no colour."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simulation.synthetic_profile as calibration_synthetic
+from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN
+from vision.counter.frame import Prepared
+from vision.counter.tuning import PPM
+from vision.counter.unlit import one_colour_per_patch
+from vision.plate import TRAY_VIEW
+
+WIDTH, HEIGHT = TRAY_VIEW.size
+GREEN, YELLOW = COLOUR_CODES["green"], COLOUR_CODES["yellow"]
+
+
+@pytest.fixture(scope="module")
+def prep() -> Prepared:
+    return Prepared(calibration_synthetic.synthetic_profile())
+
+
+def _patch(x_mm: float, y_mm: float, side_mm: float = 10.0) -> tuple[slice, slice]:
+    x, y, s = int(x_mm * PPM), int(y_mm * PPM), int(side_mm * PPM)
+    return slice(y, y + s), slice(x, x + s)
+
+
+def test_a_patch_split_between_two_wide_gates_takes_the_colour_of_most_of_it_and_its_border(prep) -> None:
+    lab = np.full((HEIGHT, WIDTH), BACKGROUND, np.uint8)
+    solid = np.zeros((HEIGHT, WIDTH), bool)
+    second = np.zeros((HEIGHT, WIDTH), np.uint8)
+    # A leaning green cube: its faces of no colour at the usual gate, a thin rim of green around
+    # them; at the wider gate a little more than half of them read yellow.
+    rows, cols = _patch(40, 30, 14)
+    lab[rows, cols] = GREEN
+    inner = _patch(42, 32, 10)
+    lab[inner] = UNKNOWN
+    solid[inner] = True
+    second[inner] = GREEN
+    ys, xs = inner
+    second[ys, xs.start:xs.start + 16] = YELLOW  # 16 of 30 columns
+    # A patch of no colour far from it, all yellow at the wider gate, with nothing around it.
+    far = _patch(90, 60)
+    lab[far] = UNKNOWN
+    solid[far] = True
+    second[far] = YELLOW
+    second[_patch(90, 60, 2)] = BACKGROUND  # the plate's colour at the wider gate stays the plate's
+
+    out = one_colour_per_patch(prep, lab, solid, second)
+
+    assert np.count_nonzero(out[inner] == GREEN) == 30 * 30
+    far_out = out[far]
+    assert np.count_nonzero(far_out == YELLOW) == 30 * 30 - 6 * 6
+    assert np.count_nonzero(far_out == BACKGROUND) == 6 * 6
+    assert np.array_equal(out[~solid], second[~solid])  # nothing outside the patches changes
+
+
+def test_no_patch_of_no_colour_changes_nothing(prep) -> None:
+    lab = np.full((HEIGHT, WIDTH), GREEN, np.uint8)
+    second = np.zeros((HEIGHT, WIDTH), np.uint8)
+    out = one_colour_per_patch(prep, lab, np.zeros((HEIGHT, WIDTH), bool), second)
+    assert np.array_equal(out, second)
