@@ -81,8 +81,10 @@ def _strips(prep: Prepared, frame: Frame, colour: str, rest: NDArray[Any], origi
         contour = largest_contour(sub.astype(np.uint8)) + np.array([lx + ox, ly + oy])
         rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
         # Part of one face: no longer than its diagonal, and a band narrower than half a face runs
-        # along one edge, so no longer than an edge (a dark crevice between cubes can be).
-        longest = t.MAX_FACE_LENGTH_MM if r >= t.THIN_STRIP_RADIUS_MM else t.THIN_STRIP_MAX_LENGTH_MM
+        # along one edge, so no longer than an edge (a dark crevice between cubes can be), unless
+        # it turns the corner of the cube over it: an L, as wide as half a face in its rectangle.
+        wide = r >= t.THIN_STRIP_RADIUS_MM or min(rect_w, rect_h) / PPM >= t.L_STRIP_MIN_WIDTH_MM
+        longest = t.MAX_FACE_LENGTH_MM if wide else t.THIN_STRIP_MAX_LENGTH_MM
         if max(rect_w, rect_h) / PPM > longest:
             continue
         x, y = lx + ox, ly + oy

@@ -98,6 +98,9 @@ class Tuning:
     STRIP_MIN_RADIUS_MM: float = 1.1
     THIN_STRIP_RADIUS_MM: float = 0.25 * g.CUBE_EDGE_MM
     THIN_STRIP_MAX_LENGTH_MM: float = 1.3 * g.CUBE_EDGE_MM
+    # A thin strip whose rectangle is this wide is an L around the upper cube's corner (it runs
+    # along two edges, so its rectangle is an edge and a strip long): the diagonal bounds it.
+    L_STRIP_MIN_WIDTH_MM: float = 0.5 * g.CUBE_EDGE_MM
     # -- merged faces (vision.counter.merged) --
     SINGLE_MAX_MM2: float = 1.75 * FACE_AREA_MM2  # the largest silhouette one (tilted) cube shows
     SINGLE_SQUARENESS: float = 0.92
