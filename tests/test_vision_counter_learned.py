@@ -170,6 +170,26 @@ def test_the_trust_threshold_clears_every_wrong_reading_and_the_tail_of_their_sp
     assert trust_threshold([]) == 0.9
 
 
+def test_the_leftover_table_learns_how_many_cubes_its_colour_was_read_short() -> None:
+    from calibration.fit_counter_doubt import LEFTOVER_RADIUS_MM, Scene, fit_tables
+
+    def scene(name: str, counted: int, missed: int, radius: float) -> Scene:
+        # green: 3 visible cubes, read as ``counted`` whole faces; ``missed`` of them held by no
+        # patch; an uncounted green piece ``radius`` mm wide
+        face = Count(1, "face", faces=1.0)
+        return Scene(name, {"visible_cubes": {"green": 3}, "cubes": {"green": 3}}, {"green": counted},
+                     [(_square_core("green", 20.0 * i + 20, 40), face) for i in range(counted)], [0] * counted,
+                     True, np.zeros((counted, N_FEATURES), np.float32), {"green": (20.0, radius)}, {"green": missed})
+
+    scenes = [scene("strip matched with the face over it", 2, 0, LEFTOVER_RADIUS_MM + 0.05),
+              scene("a cube no patch holds", 2, 1, LEFTOVER_RADIUS_MM + 0.5),
+              scene("all read", 3, 0, LEFTOVER_RADIUS_MM + 0.5),
+              scene("too narrow to count", 2, 0, LEFTOVER_RADIUS_MM - 0.05)]
+    tallies = fit_tables(scenes, missed=1).notes["patches"]
+    assert isinstance(tallies, dict)
+    assert tallies["leftover"] == [0, 0, 1, 2, 0]  # off by -2..+2: one read right, two one short
+
+
 def test_the_fitting_script_refuses_a_render_set_of_the_held_out_seed(tmp_path: Path) -> None:
     from calibration.fit_counter_doubt import tuning_scenes
 
