@@ -243,6 +243,21 @@ def test_a_full_battle_from_the_page_with_a_watcher_following_live(browser, stat
     watch_ctx.close()
 
 
+def test_the_host_button_answers_before_the_words_have_arrived(browser, quick_station) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    _, server = quick_station
+    page = browser.new_page()
+    held = []  # the engine's words held back, as on a slow phone or a busy station
+    page.route("**/api/words", lambda route: held.append(route))
+    page.goto(server.url)
+    page.click("#host-button")
+    expect(page.locator("#pin-input")).to_be_visible()
+    for route in held:
+        route.continue_()
+    page.close()
+
+
 def test_a_wrong_pin_on_the_page_is_refused(browser, quick_station) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 

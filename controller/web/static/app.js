@@ -52,8 +52,11 @@ export function setupHost() {
 }
 
 // The game's words come from the engine (/api/words) before the first render, the language with them.
+// The Host button answers from the start: a click while those still load (a slow phone, a busy
+// station) was lost, and the PIN dialog never opened.
 document.addEventListener("DOMContentLoaded", async () => {
   setupDevice();
+  setupHost();
   await Promise.all([loadLanguage(), loadWords().catch((err) => toast(`Could not read the game's words: ${err.message}`, true))]);
-  setupHost(); refresh(); connect();
+  refresh(); connect();
 });
