@@ -5,10 +5,11 @@ saturated than any flat top the profile learned, so most of their pixels match n
 cube leaves no core (on the tuning piles, such cubes over 95 % visible were most of the visible
 cubes that no patch held). Pixels of no colour that lie in a solid patch (not a seam's thin line)
 are classified again at a wider gate (:data:`vision.colour.GATE_COLOUR_RELAXED`), each solid patch
-of them taking one colour (:func:`one_colour_per_patch`); a patch of one colour so found, with the pixels of that colour around it, as large as a cube shows and clear of
-the counted patches of its colour (whose own shaded sides it would otherwise be), is a cube: a core
-marked ``corner``, read as one cube in doubt. Black is left out: its unlit faces are still black,
-and no-colour pixels beside it are shadow.
+of them taking one colour (:func:`one_colour_per_patch`); a patch of one colour so found, with the
+pixels of that colour around it, as large as a cube shows and clear of the counted patches of its
+colour (whose own shaded sides it would otherwise be), is a cube: a core marked ``corner``, read as
+one cube in doubt. Black is left out: its unlit faces are still black, and no-colour pixels beside
+it are shadow.
 """
 
 from __future__ import annotations
@@ -75,7 +76,6 @@ def one_colour_per_patch(prep: Prepared, lab: NDArray[np.uint8], solid: NDArray[
     votes = np.bincount(comp[inside] * colours + second[inside], minlength=n * colours)
     votes += np.bincount(grown[border] * colours + lab[border], minlength=n * colours)
     votes = votes.reshape(n, colours)
-    votes[:, 0] = 0
     winner = np.argmax(votes, axis=1).astype(np.uint8)
     out = second.copy()
     out[inside] = winner[comp[inside]]
