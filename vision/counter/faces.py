@@ -137,9 +137,29 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
                 found, labs, gated, strict=True):
             if not ok:
                 continue
+            if colour == "black" and area_mm2 < t.GAP_MAX_MM2 and lab_i[0] > prep.black_gap_l:
+                _to_floor(prep, lab, is_colour, sub, (x, y))  # floor in a gap's shade (Tuning.GAP_MAX_MM2)
+                continue
             cut = parts(prep, sub, gray[y:y + h, x:x + w]) if area_mm2 > t.SINGLE_MAX_MM2 else ()
             out.append(Core(colour, area_mm2, r, square, rnd, float(lab_i[0]), contour,
                             (float(cents[i][0] + ox), float(cents[i][1] + oy)),
                             summits(prep, dsub) if area_mm2 > t.SINGLE_MAX_MM2 and not cut else 1,
                             max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM, parts=cut))
     return out
+
+
+def _to_floor(prep: Prepared, lab: NDArray[Any], is_colour: NDArray[Any], sub: NDArray[Any],
+              origin: tuple[int, int]) -> None:
+    """Relabel as floor a core (``sub`` at ``origin`` in the tray view) and the pixels of its colour
+    within ``FACE_REACH_MM`` of it (its seam band), in the labels and in its colour's mask, so that
+    no later stage reads them as an uncounted piece of a cube."""
+    x, y = origin
+    h, w = sub.shape
+    pad = prep.reach_kernel.shape[0] // 2
+    x0, y0 = max(x - pad, 0), max(y - pad, 0)
+    x1, y1 = min(x + w + pad, lab.shape[1]), min(y + h + pad, lab.shape[0])
+    near = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    near[y - y0:y - y0 + h, x - x0:x - x0 + w] = sub
+    band = (cv2.dilate(near, prep.reach_kernel) > 0) & (is_colour[y0:y1, x0:x1] > 0)
+    lab[y0:y1, x0:x1][band] = BACKGROUND
+    is_colour[y0:y1, x0:x1][band] = 0

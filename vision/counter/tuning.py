@@ -42,6 +42,15 @@ class Tuning:
     # corner (5 x 5 mm) or more is cube, not crevice (on the tuning renders such patches held two
     # cubes of the colour, a face and a tilted one, that were dropped as a sliver).
     SLIVER_MAX_RADIUS_MM: float = 0.25 * g.CUBE_EDGE_MM
+    # The floor at the bottom of a narrow gap between cubes lies in their shade, too far from open
+    # floor for the shadow test below to see the floor level around it: it passes black's wide gate
+    # as a small patch, yet is brighter than any black top under the ring light. A black patch
+    # smaller than GAP_MAX_MM2 whose mean L* lies more than GAP_MIN_LIFT_SD standard deviations of
+    # black's calibrated lightness above its calibrated mean is such floor (on the tuning renders,
+    # 1561 black patches: the three above 1.5 were gaps at 2.3-4.7, no right black patch so small
+    # was above 1.0, and the brightest whole black faces were 1.5).
+    GAP_MAX_MM2: float = 0.5 * FACE_AREA_MM2
+    GAP_MIN_LIFT_SD: float = 1.5
     FLOOR_LEVEL_SIGMA_MM: float = 8.0  # smoothing of the local floor level
     BLACK_SPLIT_EXPONENT: float = 1 / 3  # where between black and floor (log grey) shadowed floor starts
     # -- pawns (vision.counter.pawns) --
