@@ -8,6 +8,7 @@ brightness so it works for black cubes as for yellow) splits touching cubes of o
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import cv2
@@ -28,7 +29,52 @@ def labels(prep: Prepared, frame: Frame) -> NDArray[Any]:
     if holes.any():
         smooth = cv2.medianBlur(frame.tray, 3)[holes]
         out[holes] = prep.classifier.classify(smooth.reshape(-1, 1, 3), frame.level).reshape(-1)
+    one_colour_where_speckled(prep, frame, out)
     return out
+
+
+def one_colour_where_speckled(prep: Prepared, frame: Frame, lab: NDArray[Any]) -> None:
+    """Give each speckled zone one colour (edits ``lab``). The faces of a cube leaning away from
+    the ring light are darker and more saturated than any calibrated top, and can fall between two
+    colours' gates (a dark blue between blue and purple): sensor noise then flips pixel after pixel
+    between the two, and neither keeps a core, so a wholly visible cube goes uncounted. Where two
+    cubes of different colours meet, the pixels with a neighbour of another cube colour form a line;
+    in such a zone they are most of it. A zone where they are at least ``SPECKLE_DENSITY`` of a
+    ``SPECKLE_WINDOW_MM`` window, wider than the band along a line can be (an inscribed radius of
+    ``SPECKLE_MIN_RADIUS_MM``), takes whichever of its two main colours' calibrated models its mean
+    colour lies nearer to."""
+    t = prep.tuning
+    cube = (lab - np.uint8(1)) < len(COLOUR_CODES)  # codes 1..6 (the floor's 0 wraps to 255)
+    h = (lab[:, 1:] != lab[:, :-1]) & cube[:, 1:] & cube[:, :-1]
+    v = (lab[1:, :] != lab[:-1, :]) & cube[1:, :] & cube[:-1, :]
+    mixed = np.zeros(lab.shape, np.bool_)
+    mixed[:, 1:] |= h
+    mixed[:, :-1] |= h
+    mixed[1:, :] |= v
+    mixed[:-1, :] |= v
+    k = max(3, int(round(t.SPECKLE_WINDOW_MM * PPM)) | 1)
+    near = cv2.boxFilter(mixed.view(np.uint8), cv2.CV_16U, (k, k), normalize=False, borderType=cv2.BORDER_CONSTANT)
+    zone = ((near >= t.SPECKLE_DENSITY * k * k) & cube).view(np.uint8)
+    radius = t.SPECKLE_MIN_RADIUS_MM * PPM
+    if cv2.countNonZero(zone) < math.pi * radius * radius:  # too few for one zone wide enough (most frames)
+        return
+    closed = cv2.morphologyEx(zone, cv2.MORPH_CLOSE, prep.k3)
+    dist = cv2.distanceTransform(closed, cv2.DIST_L2, 3)
+    if dist.max() < radius:
+        return
+    names = {code: colour for colour, code in COLOUR_CODES.items()}
+    n, comp = cv2.connectedComponents(closed)
+    for i in range(1, n):
+        inside = comp == i
+        if dist[inside].max() < radius:
+            continue
+        region = inside & cube
+        votes = np.bincount(lab[region], minlength=len(COLOUR_CODES) + 1)
+        main = [int(c) for c in np.argsort(votes)[::-1][:2] if votes[c] > 0 and int(c) in names]
+        mean = np.array(cv2.mean(frame.tray, region.astype(np.uint8)), np.float32)[:3]
+        colour = bgr_to_lab(mean.reshape(1, 1, 3), frame.level).reshape(1, 3)
+        best = min(main, key=lambda c: float(prep.profile.colours[names[c]].mahalanobis2(colour)[0]))
+        lab[region] = best  # the zone's rim, less dense, keeps its flips: the core is in the zone
 
 
 def shadow_is_not_black(prep: Prepared, frame: Frame) -> None:

@@ -51,6 +51,14 @@ class Tuning:
     # was above 1.0, and the brightest whole black faces were 1.5).
     GAP_MAX_MM2: float = 0.5 * FACE_AREA_MM2
     GAP_MIN_LIFT_SD: float = 1.5
+    # Faces turned from the light whose pixels flip between two colours (faces.one_colour_where_speckled):
+    # the share of pixels beside another cube colour, in a window of SPECKLE_WINDOW_MM, is at most
+    # about 2/7 along the line where two cubes meet, and a band of that window's width has an
+    # inscribed radius under half of it. Set by that reasoning, then checked on the 392 tuning scenes
+    # (six zones found; two readings became right, none wrong).
+    SPECKLE_WINDOW_MM: float = 7 / PPM
+    SPECKLE_DENSITY: float = 0.4
+    SPECKLE_MIN_RADIUS_MM: float = 2.3
     FLOOR_LEVEL_SIGMA_MM: float = 8.0  # smoothing of the local floor level
     BLACK_SPLIT_EXPONENT: float = 1 / 3  # where between black and floor (log grey) shadowed floor starts
     # -- pawns (vision.counter.pawns) --
