@@ -196,8 +196,8 @@ def test_a_full_battle_from_the_page_with_a_watcher_following_live(browser, stat
     for page in (host, watcher):
         img = page.locator("#annotated")
         expect(img).to_have_attribute("src", re.compile(r"^/data/.+\.(png|jpg)$"))
-        page.wait_for_function("document.getElementById('annotated').complete")
-        assert page.eval_on_selector("#annotated", "i => i.naturalWidth") > 100
+        # decode() waits for the image (polling with wait_for_function would need eval, which the CSP forbids)
+        assert page.eval_on_selector("#annotated", "i => i.decode().then(() => i.naturalWidth)") > 100
         items = page.locator("#instructions li")
         expect(items).to_have_count(len(record["instructions"]))
         expect(items.first).to_have_text(record["instructions"][0])

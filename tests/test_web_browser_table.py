@@ -194,8 +194,9 @@ def test_qr_for_watchers_dark_theme_and_the_opt_in_signal(browser, table) -> Non
         log_in(host)
         host.click("#join-open")
         expect(host.locator("#join-dialog")).to_be_visible()
-        host.wait_for_function("document.getElementById('join-qr').complete && "
-                               "document.getElementById('join-qr').naturalWidth > 100")
+        # decode() waits for the image: wait_for_function polls a string in the page by eval, which
+        # the page's CSP forbids (it fails whenever the image is not loaded at the first look)
+        assert host.eval_on_selector("#join-qr", "i => i.decode().then(() => i.naturalWidth)") > 100
         expect(host.locator("#join-url")).to_have_text(re.compile(rf"^http://[0-9.]+:{server.port}/$"))
         host.click("#join-close")
 
