@@ -48,7 +48,7 @@ UNSURE_SHARE = 0.01
 #: The beam and the ledger settle a combination of the counter's alternatives only where what the
 #: alternatives leave out (``TrayReading.alternatives_cover``) keeps at most this share of the weight
 #: after the evidence: as much doubt as the counter left a reading it trusted when this was set (its
-#: trust bar was 0.908; since the fit on 407 tuning scenes it is 0.883, which leaves up to 12 %: this
+#: trust bar was 0.908; since the fit on 284 tuning scenes it is 0.887, which leaves up to 11 %: this
 #: stays at the stricter 9 %).
 LEFT_OUT_SHARE = 0.09
 #: A beam below the camera's total fits when the clump model gives an undercount at least that
