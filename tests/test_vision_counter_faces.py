@@ -28,12 +28,17 @@ def _box(x: float, y: float, w: float, h: float) -> tuple[slice, slice]:
     return slice(int(round(y * PPM)), int(round((y + h) * PPM))), slice(int(round(x * PPM)), int(round((x + w) * PPM)))
 
 
+def _painted(prep: Prepared, colour: str, dl: float = 0.0, db: float = 0.0) -> np.ndarray:
+    """A colour's calibrated mean as BGR, ``dl`` lighter (L*) and ``db`` yellower (b*)."""
+    lab = np.array(prep.profile.colours[colour].mean_array, np.float32)
+    lab[0] += dl
+    lab[2] += db
+    return np.clip(lab_to_reflectance(lab)[0] * LEVEL, 0, 255).astype(np.uint8)
+
+
 def _black(prep: Prepared, lift_sd: float) -> np.ndarray:
     """Black's calibrated colour, ``lift_sd`` standard deviations of its lightness brighter, as BGR."""
-    model = prep.profile.colours["black"]
-    lab = np.array(model.mean_array, np.float32)
-    lab[0] += lift_sd * math.sqrt(model.cov[0][0])
-    return np.clip(lab_to_reflectance(lab)[0] * LEVEL, 0, 255).astype(np.uint8)
+    return _painted(prep, "black", dl=lift_sd * math.sqrt(prep.profile.colours["black"].cov[0][0]))
 
 
 def _frame(patches: list[tuple[tuple[slice, slice], np.ndarray]]) -> Frame:
@@ -70,13 +75,6 @@ def test_a_whole_black_face_as_bright_is_still_a_face(prep) -> None:
     # only small patches are tested.
     frame = _frame([(_box(40, 40, 9, 9), _black(prep, 3.0))])
     assert [c.colour for c in faces.cores(prep, frame)] == ["black"]
-
-
-def _painted(prep: Prepared, colour: str, dl: float = 0.0, db: float = 0.0) -> np.ndarray:
-    lab = np.array(prep.profile.colours[colour].mean_array, np.float32)
-    lab[0] += dl
-    lab[2] += db
-    return np.clip(lab_to_reflectance(lab)[0] * LEVEL, 0, 255).astype(np.uint8)
 
 
 def test_a_face_whose_pixels_flip_between_two_colours_takes_one(prep) -> None:
