@@ -4,6 +4,9 @@ Under the ring light a cube's top face is bright and even, its bevelled edges an
 neighbours thin dark seams. Removing seam pixels (a black-hat filter, relative to the local
 brightness so it works for black cubes as for yellow) splits touching cubes of one colour into one
 *core* per visible face; dark side faces are thin slivers and are dropped by their inscribed radius.
+Two corrections to the pixel classes: a zone whose pixels flip between two cube colours (an unlit
+face between two colours' gates) takes one colour (:func:`one_colour_where_speckled`), and a small
+black patch brighter than any black top is the floor in a gap's shade (:func:`cores`).
 """
 
 from __future__ import annotations
