@@ -31,6 +31,7 @@ BACKGROUND = 0
 UNKNOWN = 255
 # Class codes: 0 background, 1..6 cube colours (ALL_COLOURS order), 255 none of them.
 COLOUR_CODES = {c: i + 1 for i, c in enumerate(ALL_COLOURS)}
+CODE_COLOUR = {code: c for c, code in COLOUR_CODES.items()}
 
 # Gates in Mahalanobis distance squared (3 degrees of freedom): a pixel belongs to a class only if it
 # lies within the class's own spread. 16.3 is chi-square's 99.9 % point; wider for the background,

@@ -24,11 +24,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import COLOUR_CODES
+from vision.colour import CODE_COLOUR, COLOUR_CODES
 from vision.counter.frame import Core, Frame, Prepared, box_mask, replace_cores
 from vision.counter.tuning import PPM
-
-CODE_COLOUR = {code: colour for colour, code in COLOUR_CODES.items()}
 
 
 def heads_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:

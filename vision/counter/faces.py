@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, bgr_to_lab
+from vision.colour import BACKGROUND, CODE_COLOUR, COLOUR_CODES, UNKNOWN, bgr_to_lab
 from vision.counter.frame import Core, Frame, Prepared, largest_contour, roundness
 from vision.counter.merged import parts, summits
 from vision.counter.tuning import FACE_AREA_MM2, PPM
@@ -65,7 +65,6 @@ def one_colour_where_speckled(prep: Prepared, frame: Frame, lab: NDArray[Any]) -
     dist = cv2.distanceTransform(closed, cv2.DIST_L2, 3)
     if dist.max() < radius:
         return
-    names = {code: colour for colour, code in COLOUR_CODES.items()}
     n, comp = cv2.connectedComponents(closed)
     for i in range(1, n):
         inside = comp == i
@@ -73,10 +72,10 @@ def one_colour_where_speckled(prep: Prepared, frame: Frame, lab: NDArray[Any]) -
             continue
         region = inside & cube
         votes = np.bincount(lab[region], minlength=len(COLOUR_CODES) + 1)
-        main = [int(c) for c in np.argsort(votes)[::-1][:2] if votes[c] > 0 and int(c) in names]
+        main = [int(c) for c in np.argsort(votes)[::-1][:2] if votes[c] > 0]  # cube codes only: region is cube
         mean = np.array(cv2.mean(frame.tray, region.astype(np.uint8)), np.float32)[:3]
         colour = bgr_to_lab(mean.reshape(1, 1, 3), frame.level).reshape(1, 3)
-        best = min(main, key=lambda c: float(prep.profile.colours[names[c]].mahalanobis2(colour)[0]))
+        best = min(main, key=lambda c: float(prep.profile.colours[CODE_COLOUR[c]].mahalanobis2(colour)[0]))
         lab[region] = best  # the zone's rim, less dense, keeps its flips: the core is in the zone
 
 
