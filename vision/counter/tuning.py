@@ -185,6 +185,15 @@ class Tuning:
     DISC_MIN_PLAIN_SHARE: float = 0.6
     DISC_MIN_MIDDLE_PLAIN_SHARE: float = 0.8
     DISC_MAX_SHADING: float = 0.2
+    # The circle search runs first on the grey view scaled by DISC_COARSE_SCALE with a looser
+    # perfectness, then at full scale only around the circles found whose middle (half the smallest
+    # radius) is at least DISC_COARSE_MIN_PLAIN of no cube colour: a coin's middle is 0.9-1.0. Set
+    # on 322 tuning scenes (23 of them with a coin refused): the same plain discs as one full-scale
+    # search (within 3 px), in about half its time; at half scale the coin among cubes of the shared
+    # scene t0059 is lost.
+    DISC_COARSE_SCALE: float = 0.6
+    DISC_COARSE_PERFECTNESS: float = 0.5
+    DISC_COARSE_MIN_PLAIN: float = 0.5
     # A courtier lying on its side (vision.counter.lying), measured whole. On the tuning renders
     # (2051 patches of a courtier colour 60-400 mm2) the six lying courtiers found measured 63-87
     # mm2, 13.3-14.8 x 8.7-9.4 mm, waist 0.41-0.60, solidity 0.67-0.83, shade 0.50-1.50; of the other
