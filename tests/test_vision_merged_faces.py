@@ -156,3 +156,15 @@ def test_touching_faces_of_one_even_grey_are_not_split(prep) -> None:
     core, gray = _pile_patch([150, 150, 150])
     assert step_cells(prep, core, gray) == 1
     assert cubes_in(prep, core, gray).n == cubes_in(prep, core).n  # the area and necks decide alone
+
+
+def test_a_side_face_in_shade_is_not_another_cube(prep) -> None:
+    """Two lit tops and, beside them, one cube's side turned away from the ring light: a pale colour
+    (yellow) keeps its colour there, so the side is part of the patch and a cell of its own by
+    brightness. It is about half as bright as the tops (every top is lit alike, within a fifth):
+    two cubes, not three."""
+    core, gray = _pile_patch([170, 145, 90])
+    assert step_cells(prep, core, gray) == 2
+    assert cubes_in(prep, core, gray).n == 2
+    core, gray = _pile_patch([170, 145, 125])  # a lower top, lit nearly as well: a cube
+    assert step_cells(prep, core, gray) == 3

@@ -101,7 +101,9 @@ def step_cells(prep: Prepared, core: Core, gray: NDArray[Any]) -> int:
     painted alike (the paint's value varies by several per cent) nor lit alike (a higher one is
     nearer the ring light), so where two faces meet without a seam the grey level steps: pixels
     whose grey gradient exceeds ``STEP_SHARE`` of the patch's median level are cut, and each calm
-    cell left of at least ``STEP_CELL_MM2`` is a face."""
+    cell left of at least ``STEP_CELL_MM2`` is a face, unless it is darker than ``STEP_MIN_LIT`` of
+    the brightest cell: that is a side turned away from the ring light (a pale colour keeps its
+    colour there), and all tops are lit about alike."""
     t = prep.tuning
     contour = core.contour.reshape(-1, 1, 2).astype(np.int32)
     x, y, w, h = cv2.boundingRect(contour)
@@ -113,8 +115,12 @@ def step_cells(prep: Prepared, core: Core, gray: NDArray[Any]) -> int:
     level = max(float(np.median(np.asarray(patch, np.float64)[mask > 0])), 1.0)
     calm: NDArray[Any] = ((mask > 0) & (grad < t.STEP_SHARE * level)).astype(np.uint8)
     calm = cv2.morphologyEx(calm, cv2.MORPH_OPEN, prep.k3)
-    _, _, stats, _ = cv2.connectedComponentsWithStats(calm, connectivity=4)
-    return int(np.count_nonzero(stats[1:, cv2.CC_STAT_AREA] >= t.STEP_CELL_MM2 * PPM**2))
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(calm, connectivity=4)
+    big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= t.STEP_CELL_MM2 * PPM**2]
+    if len(big) < 2:
+        return len(big)
+    levels = [float(np.median(patch[comp == i])) for i in big]
+    return sum(1 for v in levels if v >= t.STEP_MIN_LIT * max(levels))
 
 
 def beyond_top_square(prep: Prepared, gray: NDArray[Any], core: Core) -> float:

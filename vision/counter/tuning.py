@@ -142,6 +142,13 @@ class Tuning:
     # the patch's median level, per pixel), each calm cell of at least STEP_CELL_MM2 is a face.
     STEP_SHARE: float = 0.06
     STEP_CELL_MM2: float = 0.15 * FACE_AREA_MM2
+    # A cell darker than this share of the patch's brightest cell is a side face turned away from
+    # the ring light, not another cube's top (tops are lit alike). Pale yellow keeps its colour on
+    # its sides, so two yellow cubes with a side showing were read as three. Set on 443 tuning
+    # scenes: the cells that made such patches one too many measured 0.48-0.67 (yellow 0.53-0.59,
+    # one at 0.76); five readings became right, none wrong; 0.65 and 0.75 read the same but for
+    # one or two patches in scenes right either way.
+    STEP_MIN_LIT: float = 0.7
     # -- cubes with every face unlit (vision.counter.unlit) --
     # No-colour pixels are a solid patch where they fill this share of a box this wide around them
     # (a seam between faces is a line 1-2 px wide, under a third of the box); such a patch of one
