@@ -22,9 +22,10 @@ from numpy.typing import NDArray
 
 from vision import geometry as g
 from vision.colour import bgr_to_lab
+from vision.markers import MarkerLocator
 from vision.plate import PLATE_VIEW, TRAY_VIEW, plate_level
 from vision.profile import ColourModel, ColourProfile, separation
-from vision.rectify import MarkerLocator, NoMarkers
+from vision.rectify import NoMarkers
 
 WALL_MARGIN_MM = 4.0
 FOREGROUND_GATE = 30.0  # Mahalanobis^2 from the floor beyond which a pixel is taken as not floor

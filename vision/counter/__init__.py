@@ -4,7 +4,7 @@ Pipeline, prepared once per profile (``TrayCounter(profile)``) and run per frame
 module taking the prepared tools and the explicit per-frame object (:class:`Frame`):
 
 1. Markers -> camera pose -> the tray warped to a top-down view on the plane of the cube tops, so a
-   lying cube's top face is a 10 mm square wherever it lies (``vision.rectify``, ``vision.plate``).
+   lying cube's top face is a 10 mm square wherever it lies (``vision.markers``, ``vision.rectify``, ``vision.plate``).
 2. White balance on the grey plate, then every pixel classified against the profile
    (:mod:`~vision.counter.faces`); a hand over the walls or a large patch of no colour makes the
    frame unusable (:mod:`~vision.counter.guards`).

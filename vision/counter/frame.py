@@ -18,10 +18,11 @@ from numpy.typing import NDArray
 
 from vision.colour import PixelClassifier, lab_to_reflectance, reflectance_to_lab
 from vision.counter.tuning import PPM, TUNING, Tuning
+from vision.markers import MarkerLocator
 from vision.plate import TRAY_VIEW
 from vision.profile import ColourProfile
 from vision.reading import Detection
-from vision.rectify import MarkerLocator, PlatePose
+from vision.rectify import PlatePose
 
 
 @dataclass

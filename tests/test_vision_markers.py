@@ -12,7 +12,8 @@ from numpy.typing import NDArray
 
 from vision import geometry as g
 from vision.imageio import read_image
-from vision.rectify import MarkerLocator, PlatePose
+from vision.markers import MarkerLocator
+from vision.rectify import PlatePose
 
 Image = NDArray[Any]
 
