@@ -183,7 +183,7 @@ class MarkerLocator:
             raise NoMarkers("no plate markers found (ids 0-3): is the plate in view and lit?")
         if len(found) < MIN_MARKERS:
             raise NoMarkers(
-                f"only {len(found)} of the 4 plate markers found (ids {sorted(found)}); at least 3 are "
+                f"only {len(found)} of the 4 plate markers found (ids {sorted(found)}); at least {MIN_MARKERS} are "
                 "needed: is an arm or the tray covering them?"
             )
         last = self._last_pose

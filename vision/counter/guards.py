@@ -97,9 +97,7 @@ def coin_sized_circles(prep: Prepared, frame: Frame, perfectness: float | None =
     found: list[tuple[float, float, float]] = []
     for cx, cy, _ in coarse:
         x, y = (cx + 0.5) / scale, (cy + 0.5) / scale
-        middle = np.zeros((height, width), np.uint8)
-        cv2.circle(middle, (int(x), int(y)), lo // 2, 1, -1)
-        if plain_share(frame.labels[middle > 0]) < t.DISC_COARSE_MIN_PLAIN:
+        if plain_share_in_disc(frame.labels, (int(x), int(y)), lo // 2) < t.DISC_COARSE_MIN_PLAIN:
             continue
         x0, y0 = max(int(x - reach), 0), max(int(y - reach), 0)
         x1, y1 = min(int(x + reach) + 1, width), min(int(y + reach) + 1, height)
@@ -132,13 +130,18 @@ def is_plain_disc(prep: Prepared, frame: Frame, centre: tuple[float, float], rad
     at = (int(round(centre[0])), int(round(centre[1])))
     inside = np.zeros(frame.gray.shape, np.uint8)
     cv2.circle(inside, at, int(0.8 * radius), 1, -1)
-    middle = np.zeros(frame.gray.shape, np.uint8)
-    cv2.circle(middle, at, int(0.5 * radius), 1, -1)
     mean, std = cv2.meanStdDev(frame.gray, mask=inside)
     spread = float(std[0, 0]) / max(float(mean[0, 0]), 1.0)
     return (plain_share(frame.labels[inside > 0]) >= t.DISC_MIN_PLAIN_SHARE
-            and plain_share(frame.labels[middle > 0]) >= t.DISC_MIN_MIDDLE_PLAIN_SHARE
+            and plain_share_in_disc(frame.labels, at, int(0.5 * radius)) >= t.DISC_MIN_MIDDLE_PLAIN_SHARE
             and spread <= t.DISC_MAX_SHADING)
+
+
+def plain_share_in_disc(labels: NDArray[Any], centre: tuple[int, int], radius: int) -> float:
+    """Share of the plate or no colour at all in a disc of the tray view's class codes (pixels)."""
+    disc = np.zeros(labels.shape, np.uint8)
+    cv2.circle(disc, centre, radius, 1, -1)
+    return plain_share(labels[disc > 0])
 
 
 def plain_share(labels: NDArray[Any]) -> float:
