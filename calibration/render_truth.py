@@ -108,6 +108,18 @@ def match(patches: list[tuple[Core, Count]], meta: dict[str, Any], by: str = "ce
     """Each patch's off-by (the truth minus its count; 0 when its count lies between the pieces
     matched to it at least a quarter visible and all of them), and the visible cubes no patch
     holds, per colour; ``by``: one of ``MATCHES`` (see the module)."""
+    held, missed = cubes_held(patches, meta, by)
+    deltas = []
+    for (lo, hi), (_, count) in zip(held, patches, strict=True):
+        n = count.n
+        deltas.append(lo - n if n < lo else (hi - n if n > hi else 0))
+    return deltas, missed
+
+
+def cubes_held(patches: list[tuple[Core, Count]], meta: dict[str, Any], by: str = "centre") -> tuple[list[tuple[int, int]], dict[str, int]]:
+    """The cubes each patch truly holds, as a range: (the pieces matched to it at least a quarter
+    visible, all the pieces matched to it), whatever the stages counted; and the visible cubes no
+    patch holds, per colour. What the patch net learns (:mod:`calibration.train_counter_net`)."""
     if by not in MATCHES:
         raise ValueError(f"pieces are matched by one of {', '.join(MATCHES)}, not {by!r}")
     width, height = TRAY_VIEW.size
@@ -126,13 +138,11 @@ def match(patches: list[tuple[Core, Count]], meta: dict[str, Any], by: str = "ce
             assigned[best].append(piece["visible_fraction"])
         elif piece["visible_fraction"] >= 0.25:
             missed[piece["colour"]] += 1
-    deltas = []
-    for i, (_, count) in enumerate(patches):
+    held = []
+    for i in range(len(patches)):
         fracs = assigned.get(i, [])
-        lo, hi = sum(f >= 0.25 for f in fracs), len(fracs)
-        n = count.n
-        deltas.append(lo - n if n < lo else (hi - n if n > hi else 0))
-    return deltas, missed
+        held.append((sum(f >= 0.25 for f in fracs), len(fracs)))
+    return held, missed
 
 
 def _filled(core: Core, shape: tuple[int, int]) -> NDArray[np.bool_]:

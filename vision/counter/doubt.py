@@ -21,9 +21,10 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from vision.counter.frame import Core
+from vision.counter.frame import Core, Frame
 from vision.counter.merged import Count
 from vision.counter.patch_model import PatchModel, blend, features
+from vision.counter.patch_net import PatchNet
 
 MODEL_PATH = Path(__file__).with_name("doubt_model.json")
 DELTAS = (-2, -1, 0, 1, 2)
@@ -42,6 +43,20 @@ TOUCHING_OVER_FROM = 1.25
 # A patch read as two cubes, one partly on another, that is much dimmer than a flat top of its
 # colour is more often one cube leaning on the pile: its faces turn away from the ring light.
 MERGED_DIM_BELOW = 0.68
+
+
+def net_looks(forest_p: npt.NDArray[np.float64], patches: list[tuple[Core, Count]]) -> npt.NDArray[np.bool_]:
+    """The patches the patch net is asked about: cube patches the forest is not certain of.
+
+    Where every tree votes "right" (four patches in five on the tuning renders, nearly all isolated
+    faces) the net is not run: it costs about 0.3 ms a patch on this machine's CPU, and on the
+    tuning renders, out of fold, asking it about every patch trusted fewer scenes (149 of 415) than
+    asking it only here (157; the forest alone 131; docs/counter.md, *The patch net*). Pawns (a
+    patch read as no cube) are left to the stages that measure a courtier whole: the tuning renders
+    hold 78 such patches and few courtiers lying down, and the net took drawn courtiers lying beside
+    a cube of their colour for cubes (tests/test_vision_synth_cases.py)."""
+    counted = np.array([count.n >= 1 for _, count in patches], bool)
+    return np.asarray((forest_p[:, 1] < 1.0 - 1e-9) & counted)
 
 
 def model_key(count: Count) -> str:
@@ -88,6 +103,10 @@ class DoubtModel:
     # (calibration.fit_counter_doubt.LEFTOVER_RADIUS_MM). A model without it: a quarter face's
     # 5 mm corner, 2.5 mm.
     leftover_radius_mm: float = 2.5
+    # Share of the patch net's P(off by) in the learned votes (the rest the forest's); the net
+    # itself (vision.counter.patch_net), when shipped. 0: the forest's votes alone.
+    net_weight: float = 0.0
+    net: PatchNet | None = None
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> DoubtModel:
@@ -96,12 +115,17 @@ class DoubtModel:
         forest = PatchModel.load(Path(path).with_name(str(data["patch_model"]))) if data.get("patch_model") else None
         if forest is None:
             kind_weight = 1.0
+        net = PatchNet.load(Path(path).with_name(str(data["patch_net"]))) if data.get("patch_net") and forest else None
+        if data.get("patch_net") and forest and net is None:
+            raise FileNotFoundError(f"the doubt model {path} was fitted with the patch net {data['patch_net']}, "
+                                    "which is missing beside it: reinstall the package or refit the model")
         return cls({k: [float(v) for v in vs] for k, vs in data["deltas"].items()},
                    float(data["missed_per_cube"]), float(data["trust_p"]), float(data["doubt_min"]),
                    dict(data.get("notes", {})), kind_weight, forest,
-                   float(data.get("leftover_radius_mm", cls.leftover_radius_mm)))
+                   float(data.get("leftover_radius_mm", cls.leftover_radius_mm)),
+                   float(data.get("net_weight", 0.0)) if net else 0.0, net)
 
-    def to_json(self, patch_model: str | None = None) -> dict[str, object]:
+    def to_json(self, patch_model: str | None = None, patch_net: str | None = None) -> dict[str, object]:
         out: dict[str, object] = {
             "deltas": {k: [round(v, 5) for v in vs] for k, vs in sorted(self.deltas.items())},
             "missed_per_cube": round(self.missed_per_cube, 5), "trust_p": self.trust_p,
@@ -109,6 +133,9 @@ class DoubtModel:
             "leftover_radius_mm": self.leftover_radius_mm}
         if patch_model:
             out["patch_model"] = patch_model
+        if patch_model and patch_net:
+            out["patch_net"] = patch_net
+            out["net_weight"] = self.net_weight
         out["notes"] = self.notes
         return out
 
@@ -117,16 +144,37 @@ class DoubtModel:
         return np.asarray(probs, np.float64)
 
     def tables(self, patches: list[tuple[Core, Count]], forest_p: npt.NDArray[np.float64] | None = None,
-               gray: npt.NDArray[np.uint8] | None = None) -> list[npt.NDArray[np.float64]]:
+               frame: Frame | None = None) -> list[npt.NDArray[np.float64]]:
         """Each patch's ``P(delta)`` over -2..+2: its kind's table, blended with the patch forest's
         votes when there is a forest (``forest_p`` overrides its votes: the fitting script passes
-        votes of forests that never saw the patch; ``gray``: the frame's grey tray view)."""
+        votes of forests that never saw the patch, or those votes with the net's blended in;
+        ``frame``: the frame the patches are of)."""
         kind = [self._table(count) for _, count in patches]
         if forest_p is None:
-            if self.patches is None or self.kind_weight >= 1.0 or not patches:
+            forest_p = self.forest_votes(patches, frame)
+            if forest_p is None:
                 return kind
-            forest_p = self.patches.probabilities(features(patches, gray))
         return [blend(p, k, self.kind_weight) for p, k in zip(forest_p, kind, strict=True)]
+
+    def forest_votes(self, patches: list[tuple[Core, Count]], frame: Frame | None = None) -> npt.NDArray[np.float64] | None:
+        """The forest's ``P(off by -1, 0, +1)`` per patch; None without a forest."""
+        if self.patches is None or self.kind_weight >= 1.0 or not patches:
+            return None
+        return self.patches.probabilities(features(patches, frame.gray if frame is not None else None))
+
+    def with_net(self, patches: list[tuple[Core, Count]], forest_p: npt.NDArray[np.float64],
+                 frame: Frame) -> npt.NDArray[np.float64] | None:
+        """The forest's votes with ``net_weight`` of the patch net's blended in, on the cube patches
+        the forest is not certain of (:func:`net_looks`); None when the net has nothing to add."""
+        if self.net is None or self.net_weight <= 0.0:
+            return None
+        looked = np.flatnonzero(net_looks(forest_p, patches))
+        if not len(looked):
+            return None
+        out = forest_p.copy()
+        net_p = self.net.deltas(frame, [patches[i] for i in looked])
+        out[looked] = (1.0 - self.net_weight) * forest_p[looked] + self.net_weight * net_p
+        return out
 
     def colour_distribution(self, n: int, items: list[Count], tables: list[npt.NDArray[np.float64]] | None = None) -> dict[int, float]:
         """P(the camera should count k) for one colour read as ``n`` from ``items`` (with their
@@ -152,12 +200,17 @@ class DoubtModel:
 
     def assess(self, cubes: dict[str, int], items: list[tuple[str, Count]], complete: bool = True,
                tables: list[npt.NDArray[np.float64]] | None = None,
-               leftover: dict[str, tuple[float, float]] | None = None) -> Verdict:
+               leftover: dict[str, tuple[float, float]] | None = None, alone: Verdict | None = None) -> Verdict:
         """The verdict on a usable reading: ``cubes`` as counted, ``items`` every counted cube patch
         (colour, count) in the order of the reading's patches, ``tables`` their ``P(delta)`` (see
         :meth:`tables`; each kind's table when None), ``leftover`` each colour's uncounted colour
         (:func:`vision.counter.leftover.leftover`): a piece wider than ``leftover_radius_mm`` adds
-        the ``leftover`` table's odds of a cube missed."""
+        the ``leftover`` table's odds of a cube missed.
+
+        ``alone``: where ``tables`` hold the patch net's votes, the verdict of the forest's alone.
+        The net may move a count, but only the forest's verdict trusts: the reading is trusted when
+        that verdict is and both read the same counts, and is as sure as it says (on the held-out
+        renders the net's sharper probabilities trusted two wrong readings; docs/counter.md)."""
         table = tables if tables is not None else [self._table(count) for _, count in items]
         by_colour: dict[str, list[tuple[int, Count]]] = {}
         for i, (colour, count) in enumerate(items):
@@ -197,6 +250,10 @@ class DoubtModel:
                 worst = max(w for w, _ in wrong)
                 doubtful |= {i for w, i in wrong if w >= 0.5 * worst and w >= self.doubt_min}
         trusted = p_right >= self.trust_p
+        if alone is not None:
+            agreed = alone.cubes == out_cubes
+            trusted = alone.trusted and agreed
+            p_right = alone.p_right if agreed else min(p_right, alone.p_right)
         if not trusted and not alternatives and weakest is not None:
             # Many colours each a little unsure: the frame is not trusted, so name the least sure.
             alternatives[weakest[1]] = _rounded(weakest[2])

@@ -1,0 +1,225 @@
+"""Train the counter's patch net (``vision/counter/patch_net.onnx``) on the tuning renders.
+
+Every counted patch of the tuning scenes (:func:`calibration.fit_counter_doubt.tuning_scenes`: the
+held-out rule of ``bench/heldout.py`` applied, held-out seeds refused) is cut out as the counter
+cuts it (:func:`vision.counter.patch_net.crops`) and labelled with the cubes it truly holds
+(:func:`calibration.render_truth.cubes_held`: a range, from the pieces at least a quarter visible to
+all the pieces matched to it). The net learns ``P(k cubes)``; the loss is minus the log of the
+probability it gives the whole range, so a cube that may or may not count costs nothing either way.
+
+Isolated single faces are most of the patches and almost never wrong: a quarter of them is kept,
+each weighing four, so an epoch costs a third. ``--votes`` writes each patch's ``P(off by -1, 0,
++1)`` from a net that never saw its scene (five folds), for ``calibration/fit_counter_doubt.py
+--net-votes``, which reports the tuning figures with those votes blended in (the trust bar stays
+the forest's: vision.counter.doubt.DoubtModel.assess). Needs PyTorch and ONNX (the optional ``train``
+extra; docs/counter.md, *The patch net*), on the CPU (about ten minutes on two cores); CI never
+trains::
+
+    .venv/bin/python -m calibration.train_counter_net --extra RENDERS ... --votes net_votes.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.fit_counter_doubt import read_tuning_scenes
+from calibration.render_truth import cubes_held
+from vision.counter.patch_net import MAX_CUBES, NET_FILE, PLANES, SIZE, crops, deltas
+
+WIDTHS = (16, 32, 48, 64)  # channels of the four convolutions
+EPOCHS = 40
+FOLDS = 5
+EASY_KEPT = 0.25  # share of isolated single faces trained on (each weighs 1 / EASY_KEPT)
+BATCH = 128
+SEED = 9
+
+
+@dataclass
+class Patches:
+    """Every counted patch of the tuning scenes: its crop (uint8 planes), the cubes it truly holds
+    (lo, hi), the stages' count and kind, and its scene."""
+
+    planes: NDArray[np.uint8]
+    held: NDArray[np.int64]
+    counted: NDArray[np.int64]
+    kinds: NDArray[Any]
+    scene: NDArray[np.int64]
+    names: list[str]
+
+    def save(self, path: Path) -> None:
+        np.savez_compressed(path, planes=self.planes, held=self.held, counted=self.counted, kinds=self.kinds,
+                            scene=self.scene, names=np.array(self.names))
+
+    @classmethod
+    def load(cls, path: Path) -> Patches:
+        d = np.load(path)
+        return cls(d["planes"], d["held"], d["counted"], d["kinds"], d["scene"], [str(n) for n in d["names"]])
+
+
+def collect(shared: Path, extra: list[Path]) -> Patches:
+    """The patches of every usable clean tuning scene, as the stages read them (the same scenes, in
+    the same order, as :func:`calibration.fit_counter_doubt.collect`, less those with no patch)."""
+    planes: list[NDArray[np.uint8]] = []
+    held: list[tuple[int, int]] = []
+    counted: list[int] = []
+    kinds: list[str] = []
+    scene: list[int] = []
+    names: list[str] = []
+    for name, meta, frame, patches in read_tuning_scenes(shared, extra):
+        if not patches:
+            continue
+        planes.append(np.round(crops(frame, patches) * 255).astype(np.uint8))
+        held += cubes_held(patches, meta)[0]
+        counted += [count.n for _, count in patches]
+        kinds += [count.kind for _, count in patches]
+        scene += [len(names)] * len(patches)
+        names.append(name)
+        if len(names) % 50 == 0:
+            print(f"  {len(names)} scenes, {sum(len(p) for p in planes)} patches so far", flush=True)
+    return Patches(np.concatenate(planes), np.asarray(held, np.int64), np.asarray(counted, np.int64),
+                   np.asarray(kinds), np.asarray(scene, np.int64), names)
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        raise SystemExit("training the patch net needs PyTorch and ONNX: pip install -e '.[train]'") from None
+    return torch
+
+
+def network(widths: tuple[int, ...] = WIDTHS) -> Any:
+    """Four 3 x 3 convolutions (three of stride 2: 64 -> 8 pixels) with batch norm, then the mean
+    over the map and one linear layer to ``MAX_CUBES + 1`` classes."""
+    torch = _torch()
+    nn = torch.nn
+    layers: list[Any] = []
+    cin = PLANES
+    for i, w in enumerate(widths):
+        layers += [nn.Conv2d(cin, w, 3, 2 if i < 3 else 1, 1), nn.BatchNorm2d(w), nn.ReLU()]
+        cin = w
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, MAX_CUBES + 1)]
+    return nn.Sequential(*layers)
+
+
+def easy(p: Patches) -> NDArray[np.bool_]:
+    """Isolated single faces the stages read as one cube, that hold one cube."""
+    return np.asarray((p.kinds == "face") & (p.counted == 1) & (p.held[:, 0] == 1) & (p.held[:, 1] == 1))
+
+
+def train(p: Patches, rows: NDArray[np.bool_], epochs: int = EPOCHS, seed: int = SEED) -> Any:
+    """A net trained on the patches ``rows`` (a quarter of the easy ones among them kept)."""
+    torch = _torch()
+    F = torch.nn.functional
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    is_easy = easy(p)
+    keep = rows & (~is_easy | (rng.random(len(rows)) < EASY_KEPT))
+    x = torch.from_numpy(p.planes[keep]).float() / 255.0
+    allowed = np.zeros((int(keep.sum()), MAX_CUBES + 1), np.float32)
+    for i, (lo, hi) in enumerate(np.minimum(p.held[keep], MAX_CUBES)):
+        allowed[i, lo:hi + 1] = 1.0
+    log_allowed = torch.from_numpy(np.log(allowed + 1e-12))
+    weight = torch.from_numpy(np.where(is_easy[keep], 1.0 / EASY_KEPT, 1.0).astype(np.float32))
+    net = network()
+    steps = epochs * ((len(x) + BATCH - 1) // BATCH)
+    opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-3)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 4e-3, total_steps=steps)
+    for _ in range(epochs):
+        net.train()
+        order = torch.randperm(len(x))
+        for i in range(0, len(x), BATCH):
+            idx = order[i:i + BATCH]
+            batch = torch.rot90(x[idx], int(rng.integers(4)), (2, 3))  # the view has no up: any quarter turn,
+            if rng.random() < 0.5:  # and either hand
+                batch = torch.flip(batch, (3,))
+            log_p = F.log_softmax(net(batch), 1)
+            loss = -torch.logsumexp(log_p + log_allowed[idx], 1)
+            loss = (loss * weight[idx]).sum() / weight[idx].sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+    net.eval()
+    return net
+
+
+def predict(net: Any, planes: NDArray[np.uint8]) -> NDArray[np.float64]:
+    """``P(k cubes)`` per crop, one pass as the counter runs it (averaging the four quarter turns
+    trusted a few more tuning scenes out of fold, at four times the cost a frame)."""
+    torch = _torch()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(planes), 512):
+            x = torch.from_numpy(planes[i:i + 512]).float() / 255.0
+            out.append(torch.softmax(net(x), 1).numpy())
+    return np.asarray(np.concatenate(out), np.float64)
+
+
+def out_of_fold(p: Patches, epochs: int = EPOCHS) -> NDArray[np.float64]:
+    """Each patch's ``P(k cubes)`` from a net trained without its scene's fold."""
+    out = np.zeros((len(p.planes), MAX_CUBES + 1))
+    fold = p.scene % FOLDS
+    for k in range(FOLDS):
+        start = time.time()
+        test = fold == k
+        out[test] = predict(train(p, ~test, epochs, SEED + k), p.planes[test])
+        print(f"  fold {k + 1} of {FOLDS}: {time.time() - start:.0f} s", flush=True)
+    return out
+
+
+def export(net: Any, path: Path) -> None:
+    """The net with a softmax on its answer, as ONNX (opset 13) for OpenCV's DNN module."""
+    torch = _torch()
+    model = torch.nn.Sequential(net, torch.nn.Softmax(dim=1)).eval()
+    torch.onnx.export(model, torch.zeros(1, PLANES, SIZE, SIZE), str(path), input_names=["crops"],
+                      output_names=["cubes"], dynamic_axes={"crops": {0: "patches"}, "cubes": {0: "patches"}},
+                      opset_version=13, dynamo=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--shared", type=Path, default=Path(__file__).resolve().parent.parent.parent / "shared")
+    ap.add_argument("--extra", type=Path, action="append", default=[],
+                    help="another render set to tune on (never one rendered with a held-out seed)")
+    ap.add_argument("--cache", type=Path, help="keep the tuning patches' crops here (npz) and reuse them")
+    ap.add_argument("--votes", type=Path, help="write each patch's out-of-fold P(off by -1, 0, +1) here (npz)")
+    ap.add_argument("--epochs", type=int, default=EPOCHS)
+    ap.add_argument("--out", type=Path, default=NET_FILE)
+    args = ap.parse_args(argv)
+    _torch().set_num_threads(2)
+    cv2.setNumThreads(1)
+    if args.cache and args.cache.is_file():
+        patches = Patches.load(args.cache)
+    else:
+        patches = collect(args.shared, args.extra)
+        if args.cache:
+            patches.save(args.cache)
+    print(f"{len(patches.planes)} patches of {len(patches.names)} tuning scenes", flush=True)
+    if args.votes:
+        cubes_p = out_of_fold(patches, args.epochs)
+        held = np.minimum(patches.held, MAX_CUBES)
+        in_range = cubes_p[np.arange(len(held))[:, None], np.arange(MAX_CUBES + 1)[None, :]]
+        covered = np.where((np.arange(MAX_CUBES + 1)[None, :] >= held[:, :1]) & (np.arange(MAX_CUBES + 1)[None, :] <= held[:, 1:]),
+                           in_range, 0.0).sum(axis=1)
+        votes = deltas(cubes_p, patches.counted.tolist())
+        np.savez_compressed(args.votes, names=np.array(patches.names), scene=patches.scene, votes=votes)
+        print(f"wrote {args.votes}: out of fold, the truth's probability {np.exp(np.log(np.maximum(covered, 1e-4)).mean()):.4f} "
+              f"(geometric mean); the likeliest count right on {np.mean((cubes_p.argmax(1) >= held[:, 0]) & (cubes_p.argmax(1) <= held[:, 1])):.4f} of the patches")
+    net = train(patches, np.ones(len(patches.planes), bool), args.epochs, SEED)
+    export(net, args.out)
+    print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
