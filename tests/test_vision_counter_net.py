@@ -91,6 +91,13 @@ def test_a_model_fitted_with_a_net_that_is_missing_says_so(tmp_path: Path) -> No
         DoubtModel.load(path)
 
 
+def test_a_corrupt_net_file_is_named_in_the_error(tmp_path: Path) -> None:
+    broken = tmp_path / "patch_net.onnx"
+    broken.write_bytes(NET_FILE.read_bytes()[:5000])
+    with pytest.raises(ValueError, match="patch_net.onnx cannot be read"):
+        PatchNet.load(broken)
+
+
 class _Forest:
     """A forest that votes as it is told (the patch forest's interface)."""
 
@@ -116,7 +123,9 @@ class _Net:
 def test_the_net_is_asked_only_about_cube_patches_the_forest_is_not_sure_of() -> None:
     sure, unsure = [0.0, 1.0, 0.0], [0.0, 0.8, 0.2]
     a_face, a_pawn = (_square("red", 60, 60), Count(1, "face", faces=1.0)), (_square("red", 60, 60), Count(0, "pawn"))
-    assert net_looks(np.array([sure, unsure, unsure]), [a_face, a_face, a_pawn]).tolist() == [False, True, False]
+    row = (_square("red", 200, 60, WINDOW_MM - 1.0), Count(4, "touching", lo=3, hi=5, faces=4.0))  # wider than it sees
+    assert net_looks(np.array([sure, unsure, unsure, unsure]), [a_face, a_face, a_pawn, row]).tolist() == [
+        False, True, False, False]
     face = [0.0, 0.0, 1.0, 0.0, 0.0]
     net = _Net([0.0, 0.2, 0.8])
     model = DoubtModel({"face": face, "touching": face}, kind_weight=0.1, net_weight=0.5, net=net,

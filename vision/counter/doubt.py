@@ -24,7 +24,7 @@ import numpy.typing as npt
 from vision.counter.frame import Core, Frame
 from vision.counter.merged import Count
 from vision.counter.patch_model import PatchModel, blend, features
-from vision.counter.patch_net import PatchNet
+from vision.counter.patch_net import PatchNet, fits
 
 MODEL_PATH = Path(__file__).with_name("doubt_model.json")
 DELTAS = (-2, -1, 0, 1, 2)
@@ -54,9 +54,11 @@ def net_looks(forest_p: npt.NDArray[np.float64], patches: list[tuple[Core, Count
     asking it only here (157; the forest alone 131; docs/counter.md, *The patch net*). Pawns (a
     patch read as no cube) are left to the stages that measure a courtier whole: the tuning renders
     hold 78 such patches and few courtiers lying down, and the net took drawn courtiers lying beside
-    a cube of their colour for cubes (tests/test_vision_synth_cases.py)."""
-    counted = np.array([count.n >= 1 for _, count in patches], bool)
-    return np.asarray((forest_p[:, 1] < 1.0 - 1e-9) & counted)
+    a cube of their colour for cubes (tests/test_vision_synth_cases.py). Nor is it asked about a
+    patch it cannot see whole (``patch_net.fits``): shown part of a row of seven touching faces,
+    it counted four and pulled a shared scene's count one short (tray_dev t0042)."""
+    asked = np.array([count.n >= 1 and fits(core, count) for core, count in patches], bool)
+    return np.asarray((forest_p[:, 1] < 1.0 - 1e-9) & asked)
 
 
 def model_key(count: Count) -> str:

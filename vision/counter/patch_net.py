@@ -63,6 +63,13 @@ def crops(frame: Frame, patches: Sequence[tuple[Core, Count]]) -> npt.NDArray[np
     return out
 
 
+def fits(core: Core, count: Count) -> bool:
+    """Whether the net can judge a patch: all of it inside the window around its centre (with a
+    millimetre to spare) and read as fewer cubes than its last class."""
+    reach = np.abs(core.contour.reshape(-1, 2).astype(np.float64) - core.centre).max() / PPM
+    return bool(reach <= WINDOW_MM / 2 - 1.0 and count.n < MAX_CUBES)
+
+
 def deltas(cubes_p: npt.NDArray[np.float64], counted: Sequence[int]) -> npt.NDArray[np.float64]:
     """``P(off by -1, 0, +1)`` per patch from the net's ``P(k cubes)`` and the stages' counts (more
     than one off is folded into one, as the forest's classes are)."""
@@ -85,7 +92,11 @@ class PatchNet:
     def load(cls, path: Path = NET_FILE) -> PatchNet | None:
         if not Path(path).is_file():
             return None
-        return cls(cv2.dnn.readNetFromONNX(str(path)))
+        try:
+            return cls(cv2.dnn.readNetFromONNX(str(path)))
+        except cv2.error as exc:
+            raise ValueError(f"the patch net {path} cannot be read ({str(exc).strip().splitlines()[-1]}): reinstall the "
+                             "package or retrain it with python -m calibration.train_counter_net") from exc
 
     def cubes(self, planes: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
         """``P(k cubes)``, k = 0..MAX_CUBES, per crop (rows sum to 1)."""
