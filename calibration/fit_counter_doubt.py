@@ -38,7 +38,7 @@ from calibration.tray_dev import calibration_profile
 from vision import geometry as g
 from vision.counter import TrayCounter
 from vision.counter.decide import model_patches
-from vision.counter.doubt import DELTAS, MODEL_PATH, DoubtModel, model_key, net_looks
+from vision.counter.doubt import DELTAS, MODEL_PATH, DoubtModel, model_key
 from vision.counter.frame import Core, Frame
 from vision.counter.merged import Count
 from vision.counter.patch_model import CLASSES, MODEL_FILE, features
@@ -230,22 +230,22 @@ def trust_threshold(wrong_p: list[float]) -> float:
     return round(min(0.999, thr), 4)
 
 
-def blend_net(votes: list[NDArray[Any] | None], scenes: list[Scene], path: Path, weight: float) -> list[NDArray[Any] | None]:
-    """The forest's out-of-fold votes with ``weight`` of the patch net's (out of fold too, from
-    ``calibration/train_counter_net.py --votes``), scene by scene."""
+def blend_net(model: DoubtModel, votes: list[NDArray[Any] | None], scenes: list[Scene], path: Path) -> list[NDArray[Any] | None]:
+    """The forest's out-of-fold votes with the patch net's blended in as the counter blends them
+    (``DoubtModel.with_net``, ``model.net_weight``; the net's votes out of fold too, from
+    ``calibration/train_counter_net.py --votes``), scene by scene; None where the net adds nothing."""
     data = np.load(path)
     by_scene = {str(name): data["votes"][data["scene"] == i] for i, name in enumerate(data["names"])}
     out: list[NDArray[Any] | None] = []
     for scene, forest in zip(scenes, votes, strict=True):
         if forest is None or len(forest) == 0:
-            out.append(forest)
+            out.append(None)
             continue
         net = by_scene.get(scene.name)
         if net is None or len(net) != len(forest):
             raise SystemExit(f"{path} has no votes for the {len(forest)} patches of {scene.name}: the net's votes "
                              "were made on other scenes or other stages; rerun calibration.train_counter_net --votes")
-        looked = net_looks(forest, scene.patches)[:, None]
-        out.append(np.where(looked, (1.0 - weight) * forest + weight * net, forest))
+        out.append(model.with_net(scene.patches, forest, net_p=net))
     return out
 
 
@@ -289,17 +289,18 @@ def main(argv: list[str] | None = None) -> int:
         votes = [oof[groups == i] for i in range(len(scenes))]
         model.kind_weight = args.kind_weight
         if args.net_votes:
-            net_votes = blend_net(votes, scenes, args.net_votes, args.net_weight)
             model.net_weight = args.net_weight
+            net_votes = blend_net(model, votes, scenes, args.net_votes)
         forest_file = args.out.with_name(MODEL_FILE.name)
         train(rows, deltas).save(str(forest_file))
         model.notes["forest_patches"] = int(len(rows))
         model.notes["forest_oof_argmax_right"] = float(np.mean(np.asarray(CLASSES)[oof.argmax(axis=1)]
                                                                == np.clip(deltas, -1, 1)))
     # The bar is set on the forest's verdicts alone: with the net, only they may trust.
-    wrong_p = [p for ok, p, _ in assess_all(model, scenes, votes) if not ok]
-    model.trust_p = trust_threshold(wrong_p)
-    results = assess_all(model, scenes, votes, net_votes)
+    alone = assess_all(model, scenes, votes)
+    model.trust_p = trust_threshold([p for ok, p, _ in alone if not ok])
+    results = (assess_all(model, scenes, votes, net_votes) if net_votes is not None
+               else [(ok, p, p >= model.trust_p) for ok, p, _ in alone])
     model.notes["tuning_right"] = sum(ok for ok, _, _ in results)
     model.notes["tuning_wrong"] = sum(not ok for ok, _, _ in results)
     model.notes["tuning_trusted"] = sum(ok and t for ok, _, t in results)

@@ -208,9 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.votes:
         cubes_p = out_of_fold(patches, args.epochs)
         held = np.minimum(patches.held, MAX_CUBES)
-        in_range = cubes_p[np.arange(len(held))[:, None], np.arange(MAX_CUBES + 1)[None, :]]
-        covered = np.where((np.arange(MAX_CUBES + 1)[None, :] >= held[:, :1]) & (np.arange(MAX_CUBES + 1)[None, :] <= held[:, 1:]),
-                           in_range, 0.0).sum(axis=1)
+        k = np.arange(MAX_CUBES + 1)[None, :]
+        covered = (cubes_p * ((k >= held[:, :1]) & (k <= held[:, 1:]))).sum(axis=1)  # P(the truth's range)
         votes = deltas(cubes_p, patches.counted.tolist())
         np.savez_compressed(args.votes, names=np.array(patches.names), scene=patches.scene, votes=votes)
         print(f"wrote {args.votes}: out of fold, the truth's probability {np.exp(np.log(np.maximum(covered, 1e-4)).mean()):.4f} "

@@ -57,8 +57,9 @@ def net_looks(forest_p: npt.NDArray[np.float64], patches: list[tuple[Core, Count
     a cube of their colour for cubes (tests/test_vision_synth_cases.py). Nor is it asked about a
     patch it cannot see whole (``patch_net.fits``): shown part of a row of seven touching faces,
     it counted four and pulled a shared scene's count one short (tray_dev t0042)."""
-    asked = np.array([count.n >= 1 and fits(core, count) for core, count in patches], bool)
-    return np.asarray((forest_p[:, 1] < 1.0 - 1e-9) & asked)
+    unsure = forest_p[:, 1] < 1.0 - 1e-9
+    return np.array([bool(u) and count.n >= 1 and fits(core, count) for u, (core, count) in zip(unsure, patches, strict=True)],
+                    bool)
 
 
 def model_key(count: Count) -> str:
@@ -165,17 +166,23 @@ class DoubtModel:
         return self.patches.probabilities(features(patches, frame.gray if frame is not None else None))
 
     def with_net(self, patches: list[tuple[Core, Count]], forest_p: npt.NDArray[np.float64],
-                 frame: Frame) -> npt.NDArray[np.float64] | None:
+                 frame: Frame | None = None, net_p: npt.NDArray[np.float64] | None = None) -> npt.NDArray[np.float64] | None:
         """The forest's votes with ``net_weight`` of the patch net's blended in, on the cube patches
-        the forest is not certain of (:func:`net_looks`); None when the net has nothing to add."""
-        if self.net is None or self.net_weight <= 0.0:
+        the forest is not certain of (:func:`net_looks`); None when the net has nothing to add. The
+        net is run on ``frame``'s patches, unless ``net_p`` gives its votes for every patch (the
+        fitting script passes votes of nets that never saw the scene)."""
+        if self.net_weight <= 0.0 or (net_p is None and (self.net is None or frame is None)):
             return None
         looked = np.flatnonzero(net_looks(forest_p, patches))
         if not len(looked):
             return None
+        if net_p is not None:
+            seen = net_p[looked]
+        else:
+            assert self.net is not None and frame is not None
+            seen = self.net.deltas(frame, [patches[i] for i in looked])
         out = forest_p.copy()
-        net_p = self.net.deltas(frame, [patches[i] for i in looked])
-        out[looked] = (1.0 - self.net_weight) * forest_p[looked] + self.net_weight * net_p
+        out[looked] = (1.0 - self.net_weight) * forest_p[looked] + self.net_weight * seen
         return out
 
     def colour_distribution(self, n: int, items: list[Count], tables: list[npt.NDArray[np.float64]] | None = None) -> dict[int, float]:
