@@ -39,8 +39,13 @@ def test_the_round_form_takes_the_cards_and_the_battle_form_asks_for_the_action(
             expect(page.locator("#parry-card")).to_contain_text("red parries the next revolt marker")
             assert table.status()["round"]["immune"] == {"yellow": "A"}
             assert table.status()["parry_card"] == "red"
+            # The page saves the round in two calls and then reads the table again; the round form
+            # closes only then, and the page below it moves up. A click on "New battle" before that
+            # can land where the button was (CI lost one that way), so wait for the form to close.
+            expect(page.locator("#round-form")).to_have_count(0)
 
             page.click("#new-battle")
+            expect(page.locator("#battle-form")).to_be_visible()
             expect(page.locator("#action-field")).to_be_hidden()  # blue, the default defender, is not immune
             page.select_option("#battle-form select[name=defender]", "yellow")
             expect(page.locator("#action-field")).to_be_visible()
