@@ -353,6 +353,7 @@ def test_the_host_places_armies_into_the_tray_and_vouches_for_a_misread_tray_fro
     # A cube the station does not account for: planning is refused and the page shows the mismatch.
     table.station.world.add_to_tray({"green": 1})
     table.cycle.hands = NoHands()  # (the simulated hands would tidy it away)
+    expect(page.locator("#tray-place-form")).to_have_count(0)  # saved and closed: the page below has moved
     page.click("#new-battle")
     page.click("#plan-submit")
     expect(page.locator("#tray-mismatch")).to_be_visible()
