@@ -4,8 +4,8 @@ Figures for the counter are reported on the held-out part only; thresholds and m
 on the rest. The rule is by scene number so that anyone can recompute it:
 
 * held out: ``tray_train/test/tNNNN`` with ``NNNN % 3 == 0`` (55 of 167 scenes), and every scene
-  rendered with ``tools/tray_render/render.py --seed`` 2026 or 4711-4719
-  (fresh sets nobody tuned on or looked into: only their summary figures are read);
+  rendered with ``tools/tray_render/render.py --seed`` in ``HELD_OUT_RENDER_SEEDS`` (2026 and
+  4711-4721: fresh sets nobody tuned on or looked into, only their summary figures are read);
 * tuning: ``tray_train/test/tNNNN`` with ``NNNN % 3 != 0``, ``tray_dev/test`` and every set's
   calibration shots.
 """
