@@ -200,17 +200,12 @@ def right(meta: dict[str, Any], cubes: dict[str, int]) -> bool:
 
 def assess_all(model: DoubtModel, scenes: list[Scene], forest_p: list[NDArray[Any] | None],
                net_p: list[NDArray[Any] | None] | None = None) -> list[tuple[bool, float, bool]]:
-    """(right, stated probability, trusted) of every scene's verdict; ``net_p``: the votes with the
-    patch net's blended in, whose verdict the forest's alone may veto (``DoubtModel.assess``)."""
+    """(right, stated probability, trusted) of every scene's verdict, judged as the counter judges
+    (``DoubtModel.judge``) from the forest's votes given and, with ``net_p``, the patch net's."""
     out = []
     for i, (scene, votes) in enumerate(zip(scenes, forest_p, strict=True)):
-        items = [(core.colour, count) for core, count in scene.patches]
-        tables = model.tables(scene.patches, votes) if votes is not None else None
-        verdict = model.assess(scene.cubes, items, scene.complete, tables, scene.leftover)
-        seen = net_p[i] if net_p is not None else None
-        if seen is not None and len(seen):
-            verdict = model.assess(scene.cubes, items, scene.complete, model.tables(scene.patches, seen),
-                                   scene.leftover, alone=verdict)
+        verdict, _ = model.judge(scene.cubes, scene.patches, scene.complete, scene.leftover, forest_p=votes,
+                                 net_p=net_p[i] if net_p is not None else None)
         out.append((right(scene.meta, verdict.cubes), verdict.p_right, verdict.trusted))
     return out
 
@@ -230,22 +225,21 @@ def trust_threshold(wrong_p: list[float]) -> float:
     return round(min(0.999, thr), 4)
 
 
-def blend_net(model: DoubtModel, votes: list[NDArray[Any] | None], scenes: list[Scene], path: Path) -> list[NDArray[Any] | None]:
-    """The forest's out-of-fold votes with the patch net's blended in as the counter blends them
-    (``DoubtModel.with_net``, ``model.net_weight``; the net's votes out of fold too, from
-    ``calibration/train_counter_net.py --votes``), scene by scene; None where the net adds nothing."""
+def net_votes_by_scene(path: Path, scenes: list[Scene]) -> list[NDArray[Any] | None]:
+    """The patch net's out-of-fold votes (``calibration/train_counter_net.py --votes``), one array
+    per scene with one row per patch; None for a scene with no patch."""
     data = np.load(path)
     by_scene = {str(name): data["votes"][data["scene"] == i] for i, name in enumerate(data["names"])}
     out: list[NDArray[Any] | None] = []
-    for scene, forest in zip(scenes, votes, strict=True):
-        if forest is None or len(forest) == 0:
+    for scene in scenes:
+        if not scene.patches:
             out.append(None)
             continue
         net = by_scene.get(scene.name)
-        if net is None or len(net) != len(forest):
-            raise SystemExit(f"{path} has no votes for the {len(forest)} patches of {scene.name}: the net's votes "
+        if net is None or len(net) != len(scene.patches):
+            raise SystemExit(f"{path} has no votes for the {len(scene.patches)} patches of {scene.name}: the net's votes "
                              "were made on other scenes or other stages; rerun calibration.train_counter_net --votes")
-        out.append(model.with_net(scene.patches, forest, net_p=net))
+        out.append(net)
     return out
 
 
@@ -290,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         model.kind_weight = args.kind_weight
         if args.net_votes:
             model.net_weight = args.net_weight
-            net_votes = blend_net(model, votes, scenes, args.net_votes)
+            net_votes = net_votes_by_scene(args.net_votes, scenes)
         forest_file = args.out.with_name(MODEL_FILE.name)
         train(rows, deltas).save(str(forest_file))
         model.notes["forest_patches"] = int(len(rows))

@@ -116,15 +116,8 @@ def reading_from_cores(prep: Prepared, frame: Frame, cores: list[Core], model: D
         else:
             cubes[c.core.colour] += c.count.n
     patches = model_patches(prep, counted)
-    items = [(core.colour, count) for core, count in patches]
     complete = len(frame.pose.marker_ids) >= len(g.MARKER_IDS)
-    forest_p = model.forest_votes(patches, frame)
-    model_tables = model.tables(patches, forest_p, frame)
-    verdict = model.assess(cubes, items, complete, model_tables, frame.debug["leftover"])
-    seen = model.with_net(patches, forest_p, frame) if forest_p is not None else None
-    if seen is not None:  # the net moves counts; the forest's verdict alone may trust (see DoubtModel.assess)
-        model_tables = model.tables(patches, seen, frame)
-        verdict = model.assess(cubes, items, complete, model_tables, frame.debug["leftover"], alone=verdict)
+    verdict, model_tables = model.judge(cubes, patches, complete, frame.debug["leftover"], frame)
     frame.debug["verdict"] = verdict
     read_courtiers = dict(courtiers)
     courtiers = pawns_that_were_cubes(patches, model_tables, cubes, verdict.cubes, courtiers)

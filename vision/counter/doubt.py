@@ -185,6 +185,26 @@ class DoubtModel:
         out[looked] = (1.0 - self.net_weight) * forest_p[looked] + self.net_weight * seen
         return out
 
+    def judge(self, cubes: dict[str, int], patches: list[tuple[Core, Count]], complete: bool,
+              leftover: dict[str, tuple[float, float]] | None, frame: Frame | None = None,
+              forest_p: npt.NDArray[np.float64] | None = None,
+              net_p: npt.NDArray[np.float64] | None = None) -> tuple[Verdict, list[npt.NDArray[np.float64]]]:
+        """The verdict on a reading's patches and the tables it rests on: the forest's votes (run on
+        ``frame``'s patches unless ``forest_p`` gives them), and where the patch net adds to them
+        (:meth:`with_net`; ``net_p`` as there), the verdict on the blended votes, which the forest's
+        alone may veto (:meth:`assess`, ``alone``). The counter and the fitting script both judge
+        so, so that the tuning figures are the counter's."""
+        items = [(core.colour, count) for core, count in patches]
+        if forest_p is None:
+            forest_p = self.forest_votes(patches, frame)
+        tables = self.tables(patches, forest_p, frame)
+        verdict = self.assess(cubes, items, complete, tables, leftover)
+        seen = self.with_net(patches, forest_p, frame, net_p) if forest_p is not None else None
+        if seen is not None:  # the net moves counts; the forest's verdict alone may trust
+            tables = self.tables(patches, seen, frame)
+            verdict = self.assess(cubes, items, complete, tables, leftover, alone=verdict)
+        return verdict, tables
+
     def colour_distribution(self, n: int, items: list[Count], tables: list[npt.NDArray[np.float64]] | None = None) -> dict[int, float]:
         """P(the camera should count k) for one colour read as ``n`` from ``items`` (with their
         tables over deltas, when given; else each kind's)."""
