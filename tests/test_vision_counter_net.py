@@ -165,6 +165,34 @@ def test_the_net_moves_a_count_but_only_the_forests_verdict_trusts() -> None:
     assert moved.p_right <= trusted_alone.p_right
 
 
+def test_the_judge_moves_the_count_with_the_net_and_trusts_only_on_the_forests_verdict() -> None:
+    """``DoubtModel.judge``, as the counter and the fitting script both call it: the forest unsure of
+    the touching faces, the net sure of one cube more: the count moves, and the reading is not
+    trusted though the blend alone would trust it; the net's votes given (as the fitting script gives them) judge as the net run does;
+    with the forest sure and no net, the forest's verdict stands and trusts."""
+    face = [0.0, 0.0, 1.0, 0.0, 0.0]
+    sure, unsure = [0.0, 1.0, 0.0], [0.0, 0.7, 0.3]
+    net = _Net([0.0, 0.0, 1.0])
+    model = DoubtModel({"face": face, "touching": face}, trust_p=0.9, doubt_min=0.02, kind_weight=0.0, net_weight=0.9,
+                       net=net, patches=_Forest(np.array([sure, unsure])))  # type: ignore[arg-type]
+    patches = [(_square("green", 60, 60), Count(1, "face", faces=1.0)),
+               (_square("green", 160, 60, 12.0), Count(2, "touching", lo=2, hi=3, faces=2.3))]
+    frame = Frame(None, None, np.zeros((300, 420, 3), np.uint8), None)  # type: ignore[arg-type]
+    frame.gray = np.zeros((300, 420), np.uint8)
+    verdict, tables = model.judge({"green": 3}, patches, True, None, frame)
+    assert net.asked == [[patches[1][0]]]
+    assert np.allclose(tables[1], [0.0, 0.0, 0.07, 0.93, 0.0])
+    assert verdict.cubes == {"green": 4} and not verdict.trusted
+    items = [(core.colour, count) for core, count in patches]
+    assert model.assess({"green": 3}, items, True, tables).trusted  # sure enough on the blend alone: vetoed
+    given, _ = model.judge({"green": 3}, patches, True, None, forest_p=np.array([sure, unsure]),
+                           net_p=np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    assert given == verdict
+    model.net_weight, model.patches = 0.0, _Forest(np.array([sure, sure]))  # type: ignore[assignment]
+    alone, tables = model.judge({"green": 3}, patches, True, None, frame)
+    assert alone.cubes == {"green": 3} and alone.trusted
+    assert np.allclose(tables[1], np.array(face))
+
 # -- on tuning renders ----------------------------------------------------------------------------
 
 def test_on_tuning_renders_the_net_reads_the_patches_as_the_truth_has_them(train_counter, tray_train) -> None:
