@@ -22,8 +22,8 @@ import pytest
 
 import simulation.synthetic_profile as calibration_synthetic
 from vision.counter.doubt import DoubtModel
-from vision.counter.frame import Core, Frame, Prepared
-from vision.counter.guards import coloured_objects
+from vision.counter.frame import Core, Frame, Prepared, grey_spread
+from vision.counter.guards import coloured_objects, enclosing_diameter_mm
 from vision.counter.merged import Count, cubes_in
 from vision.counter.tuning import PPM
 from vision.geometry import ALL_COLOURS, PLATE_H_MM, PLATE_W_MM
@@ -273,6 +273,23 @@ def test_a_hexagon_shaded_like_a_cube_on_its_corner_is_a_cube_in_doubt(prep) -> 
     verdict = DoubtModel.load().assess({"yellow": 1}, [("yellow", count)])
     assert not verdict.trusted and verdict.alternatives["yellow"][0][0] == 1
     assert {k for k, _ in verdict.alternatives["yellow"]} >= {0, 1}
+
+
+def test_an_evenly_lit_hexagon_narrower_than_a_coin_is_a_cube_on_its_corner(prep) -> None:
+    """A pale yellow cube on its corner: three faces lit nearly alike, as even as a coin's face,
+    but a hexagon 16.4 mm across its corners, narrower than any coin the bar lets through."""
+    def hexagon(gray, mask):
+        c = (20 * PPM, 20 * PPM)
+        rim = np.array([[c[0] + 8.2 * PPM * math.cos(math.radians(30 + 60 * k)),
+                         c[1] + 8.2 * PPM * math.sin(math.radians(30 + 60 * k))] for k in range(6)])
+        cv2.fillConvexPoly(mask, rim.round().astype(np.int32), 1)
+        gray[mask > 0] = 170
+    core, frame = _patch(prep, hexagon)
+    assert core.radius_mm > 6.0 and core.roundness > 0.75  # as wide and round as a coin
+    assert grey_spread(frame.gray, core) <= prep.tuning.COIN_MAX_SHADING  # and as evenly lit
+    assert enclosing_diameter_mm(core) < prep.tuning.COIN_MIN_DIAMETER_MM
+    assert coloured_objects(prep, frame, [core]) == []
+    assert core.corner and cubes_in(prep, core).kind == "corner"
 
 
 # -- the format of doubt ------------------------------------------------------------------------

@@ -154,17 +154,25 @@ def coloured_objects(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Co
     a flat disc is: a coin (a brass one looks yellow). Returned, to refuse the frame.
 
     A cube standing on a corner or an edge on a pile has a top-down outline about as wide and as
-    round (a hexagon), but shows two or three faces turned differently to the light: such a patch
-    is marked ``corner`` (in place) and read as one cube in doubt, so that the drop cycle settles
-    it with the break-beam and the tower's ledger instead of refusing a clean tray."""
+    round (a hexagon), but shows two or three faces turned differently to the light, and is
+    narrower than a coin (``COIN_MIN_DIAMETER_MM`` across its enclosing circle: a pale yellow
+    cube's faces may be lit nearly alike): such a patch is marked ``corner`` (in place) and read
+    as one cube in doubt, so that the drop cycle settles it with the break-beam and the tower's
+    ledger instead of refusing a clean tray."""
     assert frame.gray is not None
     t = prep.tuning
     odd = [c for c in cores if (c.radius_mm > t.FOREIGN_COLOURED_RADIUS_MM and c.roundness > 0.6)
            or (c.radius_mm > t.FOREIGN_ROUND_RADIUS_MM and c.roundness > t.FOREIGN_ROUNDNESS)]
     coins = []
     for c in odd:
-        if grey_spread(frame.gray, c) <= t.COIN_MAX_SHADING:
+        if grey_spread(frame.gray, c) <= t.COIN_MAX_SHADING and enclosing_diameter_mm(c) >= t.COIN_MIN_DIAMETER_MM:
             coins.append(c)
         else:
             c.corner = True
     return coins
+
+
+def enclosing_diameter_mm(core: Core) -> float:
+    """How wide a patch is across its smallest enclosing circle, in millimetres."""
+    _, radius = cv2.minEnclosingCircle(core.contour.reshape(-1, 1, 2).astype(np.float32))
+    return 2.0 * float(radius) / PPM

@@ -177,6 +177,14 @@ class Tuning:
     # colour or a cube on its corner wide enough to reach this test, so the value is reasoned, not
     # fitted: a wrong call costs a question (the patch is in doubt), not a silent error.
     COIN_MAX_SHADING: float = 0.12
+    # A coin is also wider than any cube on its corner. Seen from above such a cube is a hexagon
+    # 16.3 mm across its corners (2 x edge x sqrt(2/3)), magnified to at most 17.6 mm on the third
+    # layer under the lowest camera the spec allows (270 mm); a 20 mm coin lying on the plate shows
+    # at least 19.2 mm on the plane of the cube tops. An evenly lit round patch whose enclosing
+    # circle is narrower than the bar between them is a cube on its corner of a pale colour (a
+    # yellow one's three faces are lit nearly alike), read as one cube in doubt. Reasoned, not
+    # fitted: the tuning renders hold no patch that reaches this test (docs/counter.md).
+    COIN_MIN_DIAMETER_MM: float = 18.4
     # A metal coin lying flat is a disc 20 mm across (about 19 mm on the plane of the cube tops)
     # whose face the classifier may take for the grey plate, or for nothing: a circle of that size
     # (OpenCV's HOUGH_GRADIENT_ALT: edge threshold, and how perfect a circle must be, 0..1) whose
