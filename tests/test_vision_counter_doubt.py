@@ -21,9 +21,10 @@ import numpy as np
 import pytest
 
 import simulation.synthetic_profile as calibration_synthetic
+from vision.colour import BACKGROUND, UNKNOWN, lab_to_reflectance
 from vision.counter.doubt import DoubtModel
 from vision.counter.frame import Core, Frame, Prepared, grey_spread
-from vision.counter.guards import coloured_objects, enclosing_diameter_mm
+from vision.counter.guards import coloured_objects, colourless_objects, enclosing_diameter_mm
 from vision.counter.merged import Count, cubes_in
 from vision.counter.tuning import PPM
 from vision.geometry import ALL_COLOURS, PLATE_H_MM, PLATE_W_MM
@@ -290,6 +291,50 @@ def test_an_evenly_lit_hexagon_narrower_than_a_coin_is_a_cube_on_its_corner(prep
     assert enclosing_diameter_mm(core) < prep.tuning.COIN_MIN_DIAMETER_MM
     assert coloured_objects(prep, frame, [core]) == []
     assert core.corner and cubes_in(prep, core).kind == "corner"
+
+
+# -- the floor in another light, or an object of no colour ---------------------------------------
+
+def _no_colour_patch(prep: Prepared, tint: float, dim: float, centre_mm: tuple[float, float], size_mm: tuple[float, float],
+                     disc: bool = False) -> Frame:
+    """A tray view of plate with one patch of no colour (labels UNKNOWN): the plate's own colour
+    tinted by ``tint`` (blue below 0, warm above, as ``frame.tinted_chroma`` tints it) and dimmed."""
+    level = np.array([180.0, 180.0, 180.0], np.float32)
+    refl = lab_to_reflectance(prep.profile.background.mean_array)[0]
+    shape = (int(60 * PPM), int(80 * PPM))
+    plate = np.clip(level * refl, 0, 255)
+    tray = np.empty(shape + (3,), np.uint8)
+    tray[:] = plate.astype(np.uint8)
+    labels = np.full(shape, BACKGROUND, np.uint8)
+    mask = np.zeros(shape, np.uint8)
+    cx, cy = (int(v * PPM) for v in centre_mm)
+    if disc:
+        cv2.circle(mask, (cx, cy), int(size_mm[0] / 2 * PPM), 1, -1)
+    else:
+        w, h = (int(v / 2 * PPM) for v in size_mm)
+        mask[cy - h:cy + h, cx - w:cx + w] = 1
+    tinted = level * refl * np.array([np.exp(-tint), 1.0, np.exp(tint)]) * dim
+    tray[mask > 0] = np.clip(tinted, 0, 255).astype(np.uint8)
+    labels[mask > 0] = UNKNOWN
+    frame = Frame(None, None, tray, level, labels=labels)  # type: ignore[arg-type]  # the guard reads views only
+    frame.detections = lambda pending: pending  # type: ignore[method-assign]  # no pose: keep them in the view
+    return frame
+
+
+def test_a_wide_patch_of_no_colour_tinted_as_light_tints_the_plate_is_the_floor(prep) -> None:
+    """A shadow under a strong warm cast, lit by the ring light alone, is the floor tinted blue
+    against a white balance set in the warm light (held-out seed 4717 t0014: 210 x 155 mm of it
+    refused a clean tray as "neither a cube nor a pawn"). Coins and fingertips are narrower, and
+    are refused whatever their colour; a wide patch coloured beyond any light's tint still is."""
+    shadow = _no_colour_patch(prep, -0.15, 0.8, (40, 30), (60, 40))
+    assert colourless_objects(prep, shadow) == []
+    assert shadow.debug["foreign_radius_mm"] > prep.tuning.FOREIGN_MAX_RADIUS_MM
+    warm_beam = _no_colour_patch(prep, 0.15, 1.0, (40, 30), (60, 40))
+    assert colourless_objects(prep, warm_beam) == []
+    coloured = _no_colour_patch(prep, 0.5, 0.9, (40, 30), (60, 40))
+    assert len(colourless_objects(prep, coloured)) == 1
+    coin = _no_colour_patch(prep, -0.15, 0.8, (40, 30), (20, 20), disc=True)
+    assert len(colourless_objects(prep, coin)) == 1
 
 
 # -- the format of doubt ------------------------------------------------------------------------

@@ -53,10 +53,23 @@ def colourless_objects(prep: Prepared, frame: Frame) -> list[Detection]:
     for i in range(1, n):
         blob = comp == i
         r = float(dist[blob].max()) / PPM
+        if r > prep.tuning.FOREIGN_MAX_RADIUS_MM and floor_in_other_light(prep, frame, blob):
+            continue
         if r >= limit:
             pending.append(("foreign", None, largest_contour(blob.astype(np.uint8)), 1, 1.0,
                             f"{r * 2:.0f} mm wide, no colour"))
     return frame.detections(pending)
+
+
+def floor_in_other_light(prep: Prepared, frame: Frame, blob: NDArray[Any]) -> bool:
+    """Whether a patch of no colour (``blob``, a mask of the tray view) is the tray's floor in a
+    light the profile never saw rather than an object: its median colour a tint of the plate that
+    the room's light can give (``FLOOR_TINT``, as dim as it is: a shadow under a strong warm cast,
+    lit by the ring light alone, is blue against a white balance set in the warm light)."""
+    lab = bgr_to_lab(frame.tray[blob].reshape(-1, 1, 3), frame.level).reshape(-1, 3)
+    light, chroma = float(np.median(lab[:, 0])), float(np.median(np.hypot(lab[:, 1], lab[:, 2])))
+    dim = min(max(light / prep.plate_lightness, prep.tuning.HAND_MIN_DIMMING), 1.0)
+    return chroma <= prep.floor_chroma * dim
 
 
 def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -> list[Detection]:

@@ -164,6 +164,11 @@ class Tuning:
     # -- guards (vision.counter.guards) --
     # Matching no colour and wider than any cube face: a coin (20 mm), a fingertip (~16 mm).
     FOREIGN_RADIUS_MM: float = 5.5
+    # Wider than any coin (20 mm: 10 mm inscribed) or fingertip, a patch of no colour whose colour is
+    # a tint of the plate within FLOOR_TINT is the floor in a light the profile never saw (a strong
+    # cast with a shadow), not an object; a hand reaching in crosses the walls (HAND_*).
+    FOREIGN_MAX_RADIUS_MM: float = 12.0
+    FLOOR_TINT: float = 0.2
     # A round patch of a cube colour wider than a face (a brass coin looks yellow). A tilted cube on
     # the third layer shows up to ~5.5 mm inscribed radius, one standing on a corner a hexagon of
     # ~7 mm; a 20 mm coin ~9 mm, nibbled by noise to ~6.7 mm at worst.
