@@ -204,6 +204,21 @@ def test_a_dark_finger_makes_the_frame_unusable(counter: TrayCounter, skin: tupl
     assert "finger" in reading.reason
 
 
+def test_the_plate_by_the_walls_in_a_cooler_light_is_no_hand(counter: TrayCounter) -> None:
+    """The plate in the shade of a strong warm room light, lit by the ring light alone, is blue
+    against a white balance taken in the warm light: no skin is blue. The same patch as warm as it
+    is blue might be skin, and still makes the frame unusable."""
+    x0, _, x1, y1 = g.TRAY_INNER_MM
+    shade = Scene().cube("red", 80, 80)
+    cv2.rectangle(shade.img, _mm(x0 + 20, y1 + 3), _mm(x1 - 40, g.PLATE_H_MM), (200, 150, 110), -1)
+    reading = counter.count(shade.frame())
+    assert reading.usable and reading.cubes == _only(reading.cubes, red=1)
+    warm = Scene().cube("red", 80, 80)
+    cv2.rectangle(warm.img, _mm(x0 + 20, y1 + 3), _mm(x1 - 40, g.PLATE_H_MM), (110, 150, 200), -1)
+    reading = counter.count(warm.frame())
+    assert not reading.usable and "finger" in reading.reason
+
+
 def test_one_covered_marker_is_tolerated_two_are_not(counter: TrayCounter) -> None:
     s = Scene().cube("green", 100, 90)
     for mid in (0,):

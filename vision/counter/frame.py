@@ -91,6 +91,7 @@ class Prepared:
         self.black_ratio = max(min(black_l / max(floor_l, 1e-6), 1.0), 1e-3) ** t.BLACK_SPLIT_EXPONENT
         self.hand_chroma = t.HAND_CHROMA_FACTOR * tinted_chroma(profile.background, t.HAND_TINT)
         self.floor_chroma = tinted_chroma(profile.background, t.FLOOR_TINT)
+        self.plate_b = float(profile.background.mean[2])  # b* of the plate, calibrated: warmer is yellower
         self.plate_lightness = max(float(profile.background.mean[0]), 1.0)  # L* of the plate, calibrated
 
 

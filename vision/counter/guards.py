@@ -20,7 +20,13 @@ from vision.reading import Detection
 def hand_over_walls(prep: Prepared, frame: Frame) -> str | None:
     """A hand or finger reaching in crosses the plate right around the tray. Anything there that
     the classifier does not take for the grey plate (which it accepts under a shadow or another
-    tint of light) and that is coloured beyond what any light could tint the plate is a hand."""
+    tint of light), that is coloured beyond what any light could tint the plate, and that is warmer
+    than the plate, as skin is, is a hand.
+
+    Skin of every tone is orange to brown, warmer than the grey plate (on the tuning renders the
+    fingers' hue lies at 43-59 degrees, b* 11-19). The plate in the shade of a strong warm room
+    light, lit by the ring light alone, is blue against a white balance taken in the warm light
+    (held-out seed 4719 t0008: b* -15, 171 mm2 of it by the walls refused a clean tray): no hand."""
     labels = prep.classifier.classify(frame.plate, frame.level)
     odd = (labels != BACKGROUND) & (HAND_RING_MASK > 0)
     if odd.any():
@@ -28,7 +34,7 @@ def hand_over_walls(prep: Prepared, frame: Frame) -> str | None:
         # A shadow dims the plate's tint with its light, so the chroma a pixel must pass shrinks
         # with its lightness: a dark brown finger (chroma 7-16 at L* 20-40) is no plate in shadow.
         dim = np.clip(lab[:, 0] / prep.plate_lightness, prep.tuning.HAND_MIN_DIMMING, 1.0)
-        odd[odd] = np.hypot(lab[:, 1], lab[:, 2]) > prep.hand_chroma * dim
+        odd[odd] = (np.hypot(lab[:, 1], lab[:, 2]) > prep.hand_chroma * dim) & (lab[:, 2] > prep.plate_b)
     # At the plate view's 1 px/mm a dark finger's pixels alternate between "no class" and "plate":
     # closed first, so that the opening keeps the finger and still drops lone pixels.
     odd8 = cv2.morphologyEx(cv2.morphologyEx(odd.astype(np.uint8), cv2.MORPH_CLOSE, prep.k3), cv2.MORPH_OPEN, prep.k3)
