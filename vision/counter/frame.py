@@ -186,9 +186,15 @@ def filled_area(contour: NDArray[Any]) -> float:
     return float(cv2.contourArea(contour.astype(np.float32).reshape(-1, 1, 2)))
 
 
+def enclosing_radius(contour: NDArray[Any]) -> float:
+    """The radius of an outline's smallest enclosing circle, in its pixels."""
+    (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
+    return float(rad)
+
+
 def roundness(contour: NDArray[Any]) -> float:
     """Share of its enclosing circle an outline fills (a disc ~1, a square face 0.64)."""
-    (_, _), rad = cv2.minEnclosingCircle(contour.astype(np.float32))
+    rad = enclosing_radius(contour)
     return filled_area(contour) / max(math.pi * rad * rad, 1e-6)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import BACKGROUND, UNKNOWN, bgr_to_lab
-from vision.counter.frame import Core, Frame, Prepared, grey_spread, largest_contour
+from vision.counter.frame import Core, Frame, Prepared, enclosing_radius, grey_spread, largest_contour
 from vision.counter.tuning import PPM
 from vision.plate import HAND_RING_MASK, PLATE_VIEW
 from vision.reading import Detection
@@ -31,10 +31,8 @@ def hand_over_walls(prep: Prepared, frame: Frame) -> str | None:
     odd = (labels != BACKGROUND) & (HAND_RING_MASK > 0)
     if odd.any():
         lab = bgr_to_lab(frame.plate[odd].reshape(-1, 1, 3), frame.level).reshape(-1, 3)
-        # A shadow dims the plate's tint with its light, so the chroma a pixel must pass shrinks
-        # with its lightness: a dark brown finger (chroma 7-16 at L* 20-40) is no plate in shadow.
-        dim = np.clip(lab[:, 0] / prep.plate_lightness, prep.tuning.HAND_MIN_DIMMING, 1.0)
-        odd[odd] = (np.hypot(lab[:, 1], lab[:, 2]) > prep.hand_chroma * dim) & (lab[:, 2] > prep.plate_b)
+        beyond_light = np.hypot(lab[:, 1], lab[:, 2]) > dimmed_tint(prep, lab[:, 0], prep.hand_chroma)
+        odd[odd] = beyond_light & (lab[:, 2] > prep.plate_b)
     # At the plate view's 1 px/mm a dark finger's pixels alternate between "no class" and "plate":
     # closed first, so that the opening keeps the finger and still drops lone pixels.
     odd8 = cv2.morphologyEx(cv2.morphologyEx(odd.astype(np.uint8), cv2.MORPH_CLOSE, prep.k3), cv2.MORPH_OPEN, prep.k3)
@@ -74,8 +72,14 @@ def floor_in_other_light(prep: Prepared, frame: Frame, blob: NDArray[Any]) -> bo
     lit by the ring light alone, is blue against a white balance set in the warm light)."""
     lab = bgr_to_lab(frame.tray[blob].reshape(-1, 1, 3), frame.level).reshape(-1, 3)
     light, chroma = float(np.median(lab[:, 0])), float(np.median(np.hypot(lab[:, 1], lab[:, 2])))
-    dim = min(max(light / prep.plate_lightness, prep.tuning.HAND_MIN_DIMMING), 1.0)
-    return chroma <= prep.floor_chroma * dim
+    return bool(chroma <= dimmed_tint(prep, light, prep.floor_chroma))
+
+
+def dimmed_tint(prep: Prepared, lightness: Any, chroma: float) -> Any:
+    """The chroma a tint that gives the plate ``chroma`` reaches at ``lightness`` (L*, one or many):
+    a shadow dims the plate's tint with its light, so the bound shrinks with lightness, down to
+    ``HAND_MIN_DIMMING`` of it: a dark brown finger (chroma 7-16 at L* 20-40) is no plate in shadow."""
+    return chroma * np.clip(lightness / prep.plate_lightness, prep.tuning.HAND_MIN_DIMMING, 1.0)
 
 
 def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -> list[Detection]:
@@ -193,5 +197,4 @@ def coloured_objects(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Co
 
 def enclosing_diameter_mm(core: Core) -> float:
     """How wide a patch is across its smallest enclosing circle, in millimetres."""
-    _, radius = cv2.minEnclosingCircle(core.contour.reshape(-1, 1, 2).astype(np.float32))
-    return 2.0 * float(radius) / PPM
+    return 2.0 * enclosing_radius(core.contour) / PPM
