@@ -56,7 +56,7 @@ TRUST_MARGIN = 0.01
 # and trusted one wrong reading there (seed 4714), where the fit before had trusted none: back to
 # 0.002, the value set before any of them was seen. A later refit on 407 tuning scenes at 0.002 (bar
 # 0.883) trusted a wrong held-out reading stated 0.892, above every wrong tuning reading: withdrawn
-# (docs/counter.md, *Refitted and withdrawn*).
+# (docs/counter-figures.md, *Refitted and withdrawn*).
 WRONG_TAIL = 0.002
 # With the patch net (--net-votes) the bar is still set on the forest's verdicts alone, and only
 # they trust (vision.counter.doubt.DoubtModel.assess, ``alone``): fitted on the blended votes, the

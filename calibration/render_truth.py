@@ -21,7 +21,7 @@ beside a same-coloured cube partly under it is safe (the sliver counts that cube
 wrong reading of a new tuning pile where the sliver had merged into the face (seed 9292,
 ``t0013``, stated 0.930 against a bar of 0.926); fitted on ``"centre"`` it keeps doubt on such faces,
 trusted as many tuning scenes in cross-validation, and none of them wrongly
-(``docs/counter.md``, *The shipped fit*).
+(``docs/counter-figures.md``, *The shipped fit*).
 """
 
 from __future__ import annotations
