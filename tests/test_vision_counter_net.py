@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration import train_counter_net
 from calibration.render_truth import cubes_held
 from vision.counter.decide import model_patches
 from vision.counter.doubt import MODEL_PATH, DoubtModel, net_looks
@@ -208,9 +209,27 @@ def test_on_tuning_renders_the_net_reads_the_patches_as_the_truth_has_them(train
         _, frame = train_counter.read(read_image(tray_train / "test" / f"{name}.jpg"))
         assert frame is not None
         patches = model_patches(train_counter.prepared, frame.debug["counted"])
-        held, _ = cubes_held(patches, meta)
+        held, _ = cubes_held(patches, meta, by="shown")  # as the net was taught (train_counter_net --match)
         for p, (lo, hi) in zip(net.cubes(crops(frame, patches)), held, strict=True):
             right.append(lo <= int(p.argmax()) <= hi)
             in_range.append(float(p[lo:hi + 1].sum()))
     assert len(right) >= 50
     assert np.mean(right) >= 0.9 and np.mean(in_range) >= 0.85
+
+
+def test_the_nets_training_cache_keeps_how_its_patches_were_labelled(tmp_path: Path) -> None:
+    """The net is taught what each patch shows (``--match shown``); crops cached with labels matched
+    another way are refused by name before any training starts, and a cache from before the choice
+    reads as matched by centre, as it was."""
+    patches = train_counter_net.Patches(np.zeros((2, PLANES, SIZE, SIZE), np.uint8), np.array([[1, 1], [0, 1]]),
+                                        np.array([1, 1]), np.array(["face", "small"]), np.array([0, 0]), ["t0001"])
+    assert patches.match == "shown"
+    cache = tmp_path / "crops.npz"
+    patches.save(cache)
+    assert train_counter_net.Patches.load(cache).match == "shown"
+    with pytest.raises(SystemExit, match="labelled by shown, not centre"):
+        train_counter_net.main(["--cache", str(cache), "--match", "centre", "--out", str(tmp_path / "net.onnx")])
+    old = tmp_path / "old.npz"
+    np.savez_compressed(old, planes=patches.planes, held=patches.held, counted=patches.counted, kinds=patches.kinds,
+                        scene=patches.scene, names=np.array(patches.names))
+    assert train_counter_net.Patches.load(old).match == "centre"
