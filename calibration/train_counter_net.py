@@ -10,11 +10,12 @@ probability it gives the whole range, so a cube that may or may not count costs 
 The pieces are matched to the patch that shows most of each (``--match shown``, the default), not
 to the patch holding its top's centre as the decision model's fit matches them: a cube lying partly
 under another has its centre under the upper face while what shows of it may be a sliver beside
-it, so by centre the face "holds two" and the sliver "none", and a net taught so learns to take a
-sliver's cube away. The net judges the picture, so it is taught what the picture shows; the forest,
-which sets trust, keeps the centre's doubt on such faces (``calibration/render_truth.py``). Out of
-fold on the 415 tuning scenes, with the shipped rule (the net moves counts, the forest trusts): 350
-and 346 scenes right for two training seeds, against 342 taught by centre; trusted alike (133).
+it, so by centre the face "holds two" and the sliver "none", though the picture shows one cube in
+each. The net judges the picture, so it is taught what the picture shows; the forest, which sets
+trust, keeps the centre's doubt on such faces (``calibration/render_truth.py``). Out of fold on the
+415 tuning scenes, with the shipped rule (the net moves counts, the forest trusts), three training
+seeds: 350, 346 and 352 scenes right, against 342, 345 and 349 taught by centre; trusted alike
+(docs/counter.md, *The patch net*).
 
 Isolated single faces are most of the patches and almost never wrong: a quarter of them is kept,
 each weighing four, so an epoch costs a third. ``--votes`` writes each patch's ``P(off by -1, 0,
