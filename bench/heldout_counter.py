@@ -26,6 +26,8 @@ Usage::
 
     .venv/bin/python bench/heldout_counter.py                  # held-out part of ../shared/data/tray_train
     .venv/bin/python bench/heldout_counter.py --data DIR       # every scene of another render set
+    .venv/bin/python bench/heldout_counter.py --train --data DIR1 --data DIR2  # several sets, each on its own
+                                                                 # calibration shots, then all of them together
     .venv/bin/python bench/heldout_counter.py --tuning         # the tuning part (for tuning only)
     .venv/bin/python bench/heldout_counter.py --reliability    # also the reliability table
 
@@ -140,6 +142,7 @@ class Scored:
     first_ms: float = float("nan")  # CPU of the scene's first count (its markers searched for anew)
     station: str = ""  # what the drop cycle's gate does with this one read: acts, asks, shakes, refuses
     station_right: bool = False  # where it acts: the counts it acts on are right
+    set: str = ""  # the render set it belongs to (several may be read in one run)
 
 
 def simulated_beam(total: int, clump: float, name: str) -> int:
@@ -298,23 +301,40 @@ def reliability(rows: list[Scored]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, help="a render set laid out like tray_train (all its test scenes count)")
+    ap.add_argument("--data", type=Path, action="append", default=[],
+                    help="a render set laid out like tray_train (all its test scenes count); give it again for more sets")
+    ap.add_argument("--train", action="store_true", help="with --data: the held-out part of tray_train as one more set")
     ap.add_argument("--tuning", action="store_true", help="the tuning part of tray_train instead (not for reporting)")
     ap.add_argument("--reliability", action="store_true", help="print the reliability table too")
     ap.add_argument("--verbose", action="store_true", help="one line per scene that is not right or not trusted")
     ap.add_argument("--dump", type=Path, help="write the per-scene results as JSON here")
     args = ap.parse_args(argv)
-    if args.data is not None:
-        root, scenes, label = args.data, sorted((args.data / "test").glob("*.jpg")), f"all of {args.data.name}"
-    else:
+    sets: list[tuple[Path, list[Path], str]] = []
+    if not args.data or args.train or args.tuning:
         root = REPO.parent / "shared" / "data" / "tray_train"
         if not root.is_dir():
             print(f"{root} is missing: the benchmark needs the shared training renders")
             return 1
         tuning, held_out = split(root / "test")
-        scenes, label = (tuning, "tray_train TUNING part") if args.tuning else (held_out, "tray_train HELD-OUT part")
-    rows = run(root, scenes)
-    for line in summary(rows, label):
+        sets.append((root, tuning, "tray_train TUNING part") if args.tuning else (root, held_out, "tray_train HELD-OUT part"))
+    for data in args.data:
+        scenes = sorted((data / "test").glob("*.jpg"))
+        if not scenes:
+            print(f"{data} holds no test scenes (test/*.jpg): is it a render set?")
+            return 1
+        sets.append((data, scenes, f"all of {data.name}"))
+    rows: list[Scored] = []
+    for root, scenes, label in sets:
+        # Each set is calibrated on its own calibration shots, as a station is on its own camera.
+        mine = run(root, scenes)
+        for r in mine:
+            r.set = label
+        if len(sets) > 1:
+            for line in summary(mine, label):
+                print(line)
+            print()
+        rows += mine
+    for line in summary(rows, sets[0][2] if len(sets) == 1 else f"all {len(sets)} sets together"):
         print(line)
     if args.reliability:
         for line in reliability(rows):
