@@ -51,6 +51,7 @@ FOLDS = 5
 EASY_KEPT = 0.25  # share of isolated single faces trained on (each weighs 1 / EASY_KEPT)
 BATCH = 128
 SEED = 9
+MATCH = "shown"  # how the pieces are matched to patches for the labels (see above; render_truth.MATCHES)
 
 
 @dataclass
@@ -64,7 +65,7 @@ class Patches:
     kinds: NDArray[Any]
     scene: NDArray[np.int64]
     names: list[str]
-    match: str = "shown"  # how the pieces were matched to patches (calibration.render_truth.MATCHES)
+    match: str = MATCH  # how the pieces were matched to patches
 
     def save(self, path: Path) -> None:
         np.savez_compressed(path, planes=self.planes, held=self.held, counted=self.counted, kinds=self.kinds,
@@ -77,7 +78,7 @@ class Patches:
         return cls(d["planes"], d["held"], d["counted"], d["kinds"], d["scene"], [str(n) for n in d["names"]], match)
 
 
-def collect(shared: Path, extra: list[Path], by: str = "shown") -> Patches:
+def collect(shared: Path, extra: list[Path], by: str = MATCH) -> Patches:
     """The patches of every usable clean tuning scene, as the stages read them (the same scenes, in
     the same order, as :func:`calibration.fit_counter_doubt.collect`, less those with no patch),
     labelled with the pieces matched to them ``by`` one of ``MATCHES``."""
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--votes", type=Path, help="write each patch's out-of-fold P(off by -1, 0, +1) here (npz)")
     ap.add_argument("--epochs", type=int, default=EPOCHS)
     ap.add_argument("--out", type=Path, default=NET_FILE)
-    ap.add_argument("--match", choices=MATCHES, default="shown",
+    ap.add_argument("--match", choices=MATCHES, default=MATCH,
                     help="label each patch with the pieces it shows most of (the shipped net) or whose top's centre it holds")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
