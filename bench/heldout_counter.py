@@ -16,11 +16,14 @@ fresh ``--data`` folder) and prints:
 * clean scenes refused as foreign, and foreign scenes not refused;
 * median CPU ms per 1280 x 960 frame, one thread (``cv2.setNumThreads(1)``, ``time.process_time``): the
   second count of each scene, as a still camera's next frame, and beside it the first;
-* the station's gate (``controller.verify.assess``, what the drop cycle does with one read): the
-  break-beam's count simulated from the scene's cubes in the tray (clumps at the default 0.03,
-  seeded per scene), no tower ledger (only the game's supply bounds a colour), so the figure is
-  what the beam alone adds to the counter: scenes acted on without asking (and how many of those
-  wrongly), asked, shaken for a hidden cube, refused.
+* the station's gate (``controller.verify.read_verified``, what the drop cycle does with a scene):
+  the break-beam's count simulated from the scene's cubes in the tray (clumps at the default 0.03,
+  seeded per scene), no tower ledger (only the game's supply bounds a colour); where a still tray
+  cannot settle the doubt, the cycle shakes the tray and reads again: the bench then reads the
+  scene's shaken twin ``tNNNNs.jpg`` where the set has one (the same cubes, camera and light, spread
+  in one layer: rendered by a copy of the renderer's shaken placement), else the same read again.
+  Printed: scenes acted on without asking (and how many of those wrongly), asked, a cube left
+  hidden, refused; and where twins were read, how often and with what outcome.
 
 Usage::
 
@@ -110,7 +113,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from heldout import split  # noqa: E402
 
 from calibration.tray_dev import calibration_profile  # noqa: E402
-from controller.verify import assess  # noqa: E402
+from controller.verify import read_verified  # noqa: E402
 from hardware.config import DEFAULT_BEAM_CLUMP  # noqa: E402
 from vision.counter import TrayCounter  # noqa: E402
 from vision.geometry import ALL_COLOURS, PLAYER_COLOURS  # noqa: E402
@@ -143,6 +146,7 @@ class Scored:
     station: str = ""  # what the drop cycle's gate does with this one read: acts, asks, shakes, refuses
     station_right: bool = False  # where it acts: the counts it acts on are right
     set: str = ""  # the render set it belongs to (several may be read in one run)
+    shaken_twin: bool = False  # the station's gate shook the tray and read the scene's shaken twin
 
 
 def simulated_beam(total: int, clump: float, name: str) -> int:
@@ -153,22 +157,46 @@ def simulated_beam(total: int, clump: float, name: str) -> int:
     return total - sum(rng.random() < clump for _ in range(max(total - 1, 0)))
 
 
-def station_gate(meta: dict, reading: TrayReading, name: str, clump: float) -> tuple[str, bool]:
-    """The drop cycle's own gate (``controller.verify.assess``) on this one read, with the beam's
-    count simulated from the scene's cubes and no tower ledger (only the game's cube supply bounds a
-    colour): ``acts`` (no doubt left: the counts are used without asking, reconciled or trusted),
-    ``shakes`` (the beam saw more fall than any reading holds: a cube lies hidden, the tray is shaken
-    and read again), ``asks`` (the host is asked) or ``refuses`` (the frame is unusable)."""
+class _BenchTray:
+    """The drop cycle's reader and tray board on a render set: the scene's read; once the cycle has
+    shaken the tray, its twin's (``tNNNNs``: the same cubes, camera and light, spread in one layer,
+    the renderer's shaken tray) where the set has one, else the same read again (a bench cannot
+    move the cubes, so a shake shows the same tray). The beam counts what fell, once."""
+
+    def __init__(self, reading: TrayReading, twin: TrayReading | None, beam: int) -> None:
+        self.reading, self.twin, self.beam, self.shaken = reading, twin, beam, False
+
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
+        return self.twin if self.shaken and self.twin is not None else self.reading
+
+    def beam_count(self) -> int:
+        return self.beam
+
+    def vibrate(self, seconds: float) -> None:
+        self.shaken = True
+
+
+def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
+                 twin: tuple[dict, TrayReading] | None = None) -> tuple[str, bool, bool]:
+    """The drop cycle's own gate (``controller.verify.read_verified``: reads, shakes where a still
+    tray cannot settle a doubt, reads again) on this scene, with the beam's count simulated from the
+    scene's cubes and no tower ledger (only the game's cube supply bounds a colour): ``acts`` (no
+    doubt left: the counts are used without asking, reconciled or trusted), ``shakes`` (a cube still
+    lies hidden after the shakes a bench can simulate), ``asks`` (the host is asked) or ``refuses``
+    (the frame is unusable); whether what it acts on is right; whether it read a shaken twin."""
     if not reading.usable:
-        return "refuses", False
+        return "refuses", False, False
     beam = simulated_beam(sum(int(n) for n in meta["cubes"].values()), clump, name)
-    verdict = assess(reading, {}, None, beam, clump=clump)
-    if not verdict.doubts:  # what it acts on is scored as a reading is (score's rule, on these counts)
-        acted = score(meta, replace(reading, cubes=dict(verdict.counts)), float("nan"), name, (0, 0))
-        return "acts", acted.right
-    rec = verdict.reconciliation
-    hidden = rec.beam_too_high if rec is not None else beam > sum(reading.cubes.values())
-    return ("shakes" if hidden else "asks"), False
+    tray = _BenchTray(reading, twin[1] if twin is not None else None, beam)
+    verified = read_verified(tray, tray, name, {}, None, clump=clump)
+    used_twin = tray.shaken and twin is not None
+    if not verified.doubts:  # what it acts on is scored as a reading is (score's rule, on these counts)
+        seen_meta, seen = (twin if used_twin and twin is not None else (meta, reading))
+        acted = score(seen_meta, replace(seen, cubes=dict(verified.counts)), float("nan"), name, (0, 0))
+        return "acts", acted.right, used_twin
+    rec = verified.reconciliation
+    hidden = rec.beam_too_high if rec is not None else beam > sum(verified.observation.cubes.values())
+    return ("shakes" if hidden else "asks"), False, used_twin
 
 
 def is_trusted(reading: TrayReading) -> bool:
@@ -237,7 +265,13 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
         cpu_ms = (time.process_time() - c0) * 1e3
         scored = score(meta, reading, cpu_ms, image.stem, (frame.shape[1], frame.shape[0]))
         scored.first_ms = first_ms
-        scored.station, scored.station_right = station_gate(meta, reading, image.stem, DEFAULT_BEAM_CLUMP)
+        twin_image = image.with_name(image.stem + "s.jpg")  # the same tray shaken, where the set has it
+        twin = None
+        if twin_image.exists():
+            counter.prepared.locator.forget()
+            twin = (json.loads(twin_image.with_suffix(".json").read_text()), counter.count(read_image(twin_image)))
+        scored.station, scored.station_right, scored.shaken_twin = station_gate(
+            meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twin)
         if hasattr(counter, "read"):  # the doubt model's probability that the reading is right
             _, state = counter.read(frame)
             verdict = state.debug.get("verdict") if state is not None else None
@@ -275,15 +309,19 @@ def summary(rows: list[Scored], label: str) -> list[str]:
 
 
 def station_summary(rows: list[Scored]) -> list[str]:
-    """What the drop cycle's gate would do with each scene's one read (:func:`station_gate`)."""
+    """What the drop cycle's gate would do with each scene (:func:`station_gate`)."""
     n = len(rows)
     acts = [r for r in rows if r.station == "acts"]
     wrong = sum(not r.station_right for r in acts)
+    twins = [r for r in rows if r.shaken_twin]
     return [
         f"station gate (the read, the break-beam at clump {DEFAULT_BEAM_CLUMP}, no tower ledger): "
         f"acts without asking {len(acts)}/{n} ({100 * len(acts) / n:.1f} %), wrong {wrong}; "
-        f"asks the host {sum(r.station == 'asks' for r in rows)}; shakes and reads again "
+        f"asks the host {sum(r.station == 'asks' for r in rows)}; a cube left hidden after shaking "
         f"{sum(r.station == 'shakes' for r in rows)}; refuses {sum(r.station == 'refuses' for r in rows)}",
+        *([f"  shook the tray and read its shaken twin on {len(twins)}: then acts on "
+           f"{sum(r.station == 'acts' for r in twins)}, wrong {sum(r.station == 'acts' and not r.station_right for r in twins)}"]
+          if twins else []),
     ]
 
 
@@ -318,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
         tuning, held_out = split(root / "test")
         sets.append((root, tuning, "tray_train TUNING part") if args.tuning else (root, held_out, "tray_train HELD-OUT part"))
     for data in args.data:
-        scenes = sorted((data / "test").glob("*.jpg"))
+        # tNNNN.jpg; a shaken twin tNNNNs.jpg is read only where the station's gate shakes its scene
+        scenes = sorted(p for p in (data / "test").glob("*.jpg") if not p.stem.endswith("s"))
         if not scenes:
             print(f"{data} holds no test scenes (test/*.jpg): is it a render set?")
             return 1

@@ -137,8 +137,10 @@ def test_an_ambiguous_reading_asks_only_about_the_colour_in_doubt(tmp_path: Path
     assert view["phase"] == "counted" and view["needs_confirmation"]
     assert view["question"] == {"blue": [b, b + 1]}  # yellow is not asked: the ledger settled it
     assert view["doubts"][0].startswith(f"Is it {b} or {b + 1} blue?")
-    assert len([t for t in cyc.reader.tags if t.startswith("drop-")]) == 1  # a still tray reads the same: asked at once
+    # read once, shaken (a pile read again where it lies reads the same), read again, then asked
+    assert len([t for t in cyc.reader.tags if t.startswith("drop-")]) == 2
     reading = _records(cyc, drop_id, "reading")[0].payload
+    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2]
     assert reading["reconciliation"]["question"] == {"blue": [b, b + 1]} and reading["reconciliation"]["cubes"] is None
     assert reading["reconciliation"]["question_text"] == f"Is it {b} or {b + 1} blue?"
 
@@ -149,6 +151,86 @@ def test_an_ambiguous_reading_asks_only_about_the_colour_in_doubt(tmp_path: Path
     correction = _records(cyc, drop_id, "correction")[0].payload
     assert correction["who"] == "host" and correction["note"] == f"answered Is it {b} or {b + 1} blue? {b} blue"
     assert ses.conservation_errors(cyc.state) == []
+    assert cyc.store.verify().ok
+
+
+class ShakenReader(HesitatingReader):
+    """Hesitates until the tray is shaken, then reads ``after_shake(truth)``: a pile the counter cannot
+    settle where it lies, read again once the vibration motor has spread it."""
+
+    def __init__(self, sim: SimWorld, hesitate: Callable[[dict[str, int]], TrayReading],
+                 after_shake: Callable[[dict[str, int]], TrayReading]) -> None:
+        super().__init__(sim, hesitate)
+        self.after_shake, self.shaken = after_shake, False
+
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
+        if self.shaken and tag.startswith("drop-"):
+            self.tags.append(tag)
+            return self.after_shake(self.sim.tray_contents())
+        return super().read(tag, wait_settle=wait_settle, save=save)
+
+
+def _shaking(sim: SimWorld, cyc: DropCycle, reader: ShakenReader) -> None:
+    """The station's tray board, with its vibration motor telling the reader the tray was shaken."""
+    board = cyc.tray_board
+    assert board is not None
+    vibrate = board.vibrate
+
+    def shake(seconds: float) -> None:
+        vibrate(seconds)
+        reader.shaken = True
+
+    board.vibrate = shake  # type: ignore[method-assign]
+    cyc.reader = reader
+
+
+def _blue_6_or_7(truth: dict[str, int]) -> TrayReading:
+    b = truth["blue"]
+    return TrayReading(cubes=truth, trusted=False, confidence=0.55,
+                       alternatives={"blue": [(b, 0.62), (b + 1, 0.38)]})
+
+
+def test_a_doubt_the_shaken_tray_settles_is_used_without_asking(tmp_path: Path) -> None:
+    """The counter cannot tell 6 from 7 blue in the pile, and the beam cannot either: the station
+    shakes the tray, the spread tray reads sure, and it agrees with the first read's alternatives,
+    so the battle is resolved without asking; both reads and the shake are in the records."""
+    sim, cyc = _world(tmp_path)
+    reader = ShakenReader(sim, _blue_6_or_7, lambda truth: TrayReading(cubes=truth, trusted=True, confidence=0.97))
+    _shaking(sim, cyc, reader)
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    truth = sim.tray_contents()
+    assert view["phase"] == "resolved" and not view["needs_confirmation"] and view["question"] == {}
+    assert view["tray_after"] == ses.clean(truth)
+    reading = _records(cyc, drop_id, "reading")[0].payload
+    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2]
+    assert reading["attempts"][0]["doubts"][0].startswith(f"Is it {truth['blue']} or {truth['blue'] + 1} blue?")
+    assert reading["doubts"] == [] and any("after shaking the tray" in n for n in reading["notes"])
+    assert [r.kind for r in cyc.store.records(drop_id)][-1] == "resolution"
+    assert cyc.store.verify().ok
+
+
+def test_a_shaken_read_that_contradicts_the_first_asks_about_those_colours(tmp_path: Path) -> None:
+    """The read after shaking is sure, but of a count the first read had left out (one yellow more):
+    the two reads of the same cubes disagree, so one is wrong; nothing is used without the host, who
+    is asked only about the colour they disagree on."""
+    sim, cyc = _world(tmp_path)
+
+    def one_yellow_more(truth: dict[str, int]) -> TrayReading:
+        return TrayReading(cubes={**truth, "yellow": truth.get("yellow", 0) + 1}, trusted=True, confidence=0.97)
+
+    _shaking(sim, cyc, ShakenReader(sim, _blue_6_or_7, one_yellow_more))
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    y = sim.tray_contents().get("yellow", 0)
+    assert view["phase"] == "counted" and view["needs_confirmation"]
+    assert view["question"] == {"yellow": [y, y + 1]}
+    assert view["doubts"][0] == (f"Is it {y} or {y + 1} yellow? The reads before and after shaking the tray "
+                                 f"disagree ({y} or {y + 1} yellow).")
+    reading = _records(cyc, drop_id, "reading")[0].payload
+    assert reading["reconciliation"]["cubes"] is None and reading["reconciliation"]["question"] == {"yellow": [y, y + 1]}
+    answered = cyc.answer(drop_id, {"yellow": y}, who="host")
+    assert answered["phase"] == "resolved" and answered["tray_after"] == ses.clean(sim.tray_contents())
     assert cyc.store.verify().ok
 
 
