@@ -443,6 +443,8 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
             except OSError as exc:
                 attempts.append({"action": "vibrate", "error": str(exc)})
                 can_shake = False
+                if only_the_counters_question(verdict):
+                    break  # the tray cannot be spread, and a still tray reads the same: ask now
         if obs is not None:
             earlier.append(obs)
         obs = reader.read(f"{tag}-{attempt}" if attempt > 1 else tag)

@@ -234,6 +234,28 @@ def test_a_shaken_read_that_contradicts_the_first_asks_about_those_colours(tmp_p
     assert cyc.store.verify().ok
 
 
+def test_a_board_that_cannot_shake_leaves_the_question_to_the_host_at_once(tmp_path: Path) -> None:
+    """The vibration motor does not answer: the tray cannot be spread, and a still tray reads the
+    same, so the host is asked after the one read; the failed shake is in the records."""
+    sim, cyc = _world(tmp_path)
+    reader = HesitatingReader(sim, _blue_6_or_7)
+    cyc.reader = reader
+    board = cyc.tray_board
+    assert board is not None
+
+    def broken(seconds: float) -> None:
+        raise OSError("the tray board did not answer VIBRATE")
+
+    board.vibrate = broken  # type: ignore[method-assign]
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    b = sim.tray_contents()["blue"]
+    assert view["phase"] == "counted" and view["question"] == {"blue": [b, b + 1]}
+    assert len([t for t in reader.tags if t.startswith("drop-")]) == 1
+    attempts = _records(cyc, drop_id, "reading")[0].payload["attempts"]
+    assert attempts[1] == {"action": "vibrate", "error": "the tray board did not answer VIBRATE"}
+
+
 def test_an_honest_clump_does_not_make_the_station_ask(tmp_path: Path) -> None:
     sim, cyc = _world(tmp_path)
     sim.beam_clump = cyc.beam_clump = 0.3  # a beam that often counts two cubes as one, and known to
