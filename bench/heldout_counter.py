@@ -16,7 +16,7 @@ fresh ``--data`` folder) and prints:
 * clean scenes refused as foreign, and foreign scenes not refused;
 * median CPU ms per 1280 x 960 frame, one thread (``cv2.setNumThreads(1)``, ``time.process_time``): the
   second count of each scene, as a still camera's next frame, and beside it the first;
-* the station's gate (``controller.verify.read_verified``, what the drop cycle does with a scene):
+* the station's gate (``controller.rereads.read_verified``, what the drop cycle does with a scene):
   the break-beam's count simulated from the scene's cubes in the tray (clumps at the default 0.03,
   seeded per scene), no tower ledger (only the game's supply bounds a colour); where a still tray
   cannot settle the doubt, the cycle shakes the tray and reads again: the bench then reads the
@@ -113,7 +113,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from heldout import split  # noqa: E402
 
 from calibration.tray_dev import calibration_profile  # noqa: E402
-from controller.verify import read_verified  # noqa: E402
+from controller.rereads import read_verified  # noqa: E402
 from hardware.config import DEFAULT_BEAM_CLUMP  # noqa: E402
 from vision.counter import TrayCounter  # noqa: E402
 from vision.geometry import ALL_COLOURS, PLAYER_COLOURS  # noqa: E402
@@ -178,7 +178,7 @@ class _BenchTray:
 
 def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
                  twin: tuple[dict, TrayReading] | None = None) -> tuple[str, bool, bool]:
-    """The drop cycle's own gate (``controller.verify.read_verified``: reads, shakes where a still
+    """The drop cycle's own gate (``controller.rereads.read_verified``: reads, shakes where a still
     tray cannot settle a doubt, reads again) on this scene, with the beam's count simulated from the
     scene's cubes and no tower ledger (only the game's cube supply bounds a colour): ``acts`` (no
     doubt left: the counts are used without asking, reconciled or trusted), ``shakes`` (a cube still

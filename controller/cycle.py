@@ -47,8 +47,9 @@ from controller.accounts import SessionError, clean
 from controller.between import BetweenBattles
 from controller.collaborators import BeamBoard, Funnel
 from controller.odds import odds_before_drop
+from controller.rereads import read_verified
 from controller.steps import DropError, TrayMismatch, mismatch_text
-from controller.verify import question_text, read_verified
+from controller.verify import question_text
 from controller.views import closed_drop_view, drop_view_of, finish_hint
 from engine import api
 from engine.errors import BattleInputError
