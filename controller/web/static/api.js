@@ -25,7 +25,7 @@ export async function api(path, body) {
     const err = new Error((data && (data.error || data.detail)) || `${res.status} ${res.statusText}`);
     err.status = res.status;
     err.data = data;
-    if (res.status === 403 && S.host && path !== "/api/host/login") { S.host = false; S.csrf = null; changed("host"); }
+    if (res.status === 403 && S.host && path !== "/api/host/login") { S.host = false; S.csrf = null; hostChanged(); changed("host"); }
     throw err;
   }
   return data;
@@ -33,9 +33,18 @@ export async function api(path, body) {
 
 export let refreshTimer = null;
 export function scheduleRefresh() { clearTimeout(refreshTimer); refreshTimer = setTimeout(refresh, 120); }
+// Answers to /api/state may arrive out of order (a busy station, several connections): each refresh
+// is numbered, and an answer older than the one shown, or asked before this device logged in or out
+// (it would say the host is still, or not yet, logged in), is dropped; the refresh after it shows the truth.
+let refreshes = 0, shown = 0, hostSince = 0;
+export function hostChanged() { hostSince = ++refreshes; }
+
 export async function refresh() {
+  const mine = ++refreshes;
   try {
     const data = await api("/api/state");
+    if (mine < shown || mine < hostSince) return;
+    shown = mine;
     S.data = data; S.host = data.host; S.csrf = data.csrf || S.csrf;
     changed("all");
   } catch (err) { toast(`Could not read the table: ${err.message}`, true); }

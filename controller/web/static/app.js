@@ -2,7 +2,7 @@
 // plan / release / correct requests with the CSRF token from the login. ES modules, no framework and no
 // build step; every text from the server goes in through textContent, never as HTML.
 
-import { api, refresh } from "./api.js";
+import { api, hostChanged, refresh } from "./api.js";
 import { setupDevice } from "./device.js";
 import { $ } from "./dom.js";
 import { loadLanguage, t } from "./i18n.js";
@@ -34,7 +34,10 @@ export function setupHost() {
   const dialog = $("pin-dialog");
   $("host-button").addEventListener("click", async () => {
     if (S.host) {
-      if (confirm(t("Leave host mode on this device?"))) { await api("/api/host/logout", {}).catch(() => null); S.host = false; S.csrf = null; render(); }
+      if (confirm(t("Leave host mode on this device?"))) {
+        await api("/api/host/logout", {}).catch(() => null);
+        S.host = false; S.csrf = null; hostChanged(); render(); refresh();
+      }
       return;
     }
     $("pin-error").hidden = true; $("pin-input").value = ""; dialog.showModal(); $("pin-input").focus();
@@ -44,7 +47,7 @@ export function setupHost() {
     e.preventDefault();
     try {
       const res = await api("/api/host/login", { pin: $("pin-input").value });
-      S.host = true; S.csrf = res.csrf; dialog.close(); toast("You are the host on this device."); await refresh();
+      S.host = true; S.csrf = res.csrf; hostChanged(); dialog.close(); toast("You are the host on this device."); await refresh();
       if ($("new-battle")) $("new-battle").scrollIntoView({ block: "center" });
       else showTop("battle");
     } catch (err) { $("pin-error").textContent = err.message; $("pin-error").hidden = false; }
