@@ -93,7 +93,7 @@ def _wrap(obj: Any, name: str, around: Any) -> None:
 
 def instrument(table: Any, clock: Clock) -> None:
     """Timestamp each step by wrapping the object that does it (nothing in the station changes)."""
-    import controller.verify as verify
+    import controller.rereads as rereads
     from engine import api
 
     sim, reader, store = table.station.world, table.cycle.reader, table.store
@@ -127,11 +127,11 @@ def instrument(table: Any, clock: Clock) -> None:
         return out
     _wrap(reader, "read", read)
 
-    real_assess = verify.assess
+    real_assess = rereads.assess  # the drop cycle's reads are judged there (controller.verify.assess)
 
     def assess(*args: Any, **kw: Any) -> Any:
         return _timed(clock, "verify", real_assess, *args, **kw)
-    verify.assess = assess  # type: ignore[assignment]
+    rereads.assess = assess  # type: ignore[assignment]
 
     real_resolve = api.resolve
 
