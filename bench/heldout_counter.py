@@ -191,8 +191,8 @@ def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
     verified = read_verified(tray, tray, name, {}, None, clump=clump)
     used_twin = tray.shaken and twin is not None
     if not verified.doubts:  # what it acts on is scored as a reading is (score's rule, on these counts)
-        seen_meta, seen = (twin if used_twin and twin is not None else (meta, reading))
-        acted = score(seen_meta, replace(seen, cubes=dict(verified.counts)), float("nan"), name, (0, 0))
+        seen_meta = twin[0] if used_twin and twin is not None else meta  # the tray the last read saw
+        acted = score(seen_meta, replace(verified.observation, cubes=dict(verified.counts)), float("nan"), name, (0, 0))
         return "acts", acted.right, used_twin
     rec = verified.reconciliation
     hidden = rec.beam_too_high if rec is not None else beam > sum(verified.observation.cubes.values())
@@ -261,10 +261,13 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
         counter.count(frame)
         first_ms = (time.process_time() - c0) * 1e3
         c0 = time.process_time()
-        reading = counter.count(frame)
+        reading, state = counter.read(frame)  # what count() returns, with the frame's state beside it
         cpu_ms = (time.process_time() - c0) * 1e3
         scored = score(meta, reading, cpu_ms, image.stem, (frame.shape[1], frame.shape[0]))
         scored.first_ms = first_ms
+        verdict = state.debug.get("verdict") if state is not None else None
+        if verdict is not None:  # the doubt model's probability that the reading is right
+            scored.top_p = float(verdict.p_right)
         twin_image = image.with_name(image.stem + "s.jpg")  # the same tray shaken, where the set has it
         twin = None
         if twin_image.exists():
@@ -272,11 +275,6 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
             twin = (json.loads(twin_image.with_suffix(".json").read_text()), counter.count(read_image(twin_image)))
         scored.station, scored.station_right, scored.shaken_twin = station_gate(
             meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twin)
-        if hasattr(counter, "read"):  # the doubt model's probability that the reading is right
-            _, state = counter.read(frame)
-            verdict = state.debug.get("verdict") if state is not None else None
-            if verdict is not None:
-                scored.top_p = float(verdict.p_right)
         out.append(scored)
     return out
 
