@@ -73,7 +73,7 @@ def contradicts(before: Assessment, counts: dict[str, int]) -> dict[str, list[in
     out = {}
     for colour in sorted(set(counts) | set(before.counts)):
         now = counts.get(colour, 0)
-        if rec is not None and fitting and colour in fitting[0]:
+        if fitting and colour in fitting[0]:
             possible = {c[colour] for c in fitting}
         else:
             possible = {before.counts.get(colour, 0)}
@@ -96,7 +96,8 @@ def checked_against(before: Assessment, after: Assessment, obs: TrayReading, bea
     rec.question, rec.cubes = odd, None
     rec.reason = ("the reads before and after shaking the tray disagree ("
                   + "; ".join(f"{' or '.join(map(str, n))} {colour}" for colour, n in odd.items()) + ")")
-    return Assessment([f"{question_text(odd)} The {rec.reason[4:]}."], dict(obs.cubes), rec, after.notes)
+    sentence = rec.reason[0].upper() + rec.reason[1:]
+    return Assessment([f"{question_text(odd)} {sentence}."], dict(obs.cubes), rec, after.notes)
 
 
 def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],

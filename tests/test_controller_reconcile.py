@@ -170,7 +170,7 @@ class ShakenReader(HesitatingReader):
         return super().read(tag, wait_settle=wait_settle, save=save)
 
 
-def _shaking(sim: SimWorld, cyc: DropCycle, reader: ShakenReader) -> None:
+def _shaking(cyc: DropCycle, reader: ShakenReader) -> None:
     """The station's tray board, with its vibration motor telling the reader the tray was shaken."""
     board = cyc.tray_board
     assert board is not None
@@ -196,7 +196,7 @@ def test_a_doubt_the_shaken_tray_settles_is_used_without_asking(tmp_path: Path) 
     so the battle is resolved without asking; both reads and the shake are in the records."""
     sim, cyc = _world(tmp_path)
     reader = ShakenReader(sim, _blue_6_or_7, lambda truth: TrayReading(cubes=truth, trusted=True, confidence=0.97))
-    _shaking(sim, cyc, reader)
+    _shaking(cyc, reader)
     drop_id = cyc.plan(ATTACK)["drop_id"]
     view = cyc.release(drop_id)
     truth = sim.tray_contents()
@@ -219,7 +219,7 @@ def test_a_shaken_read_that_contradicts_the_first_asks_about_those_colours(tmp_p
     def one_yellow_more(truth: dict[str, int]) -> TrayReading:
         return TrayReading(cubes={**truth, "yellow": truth.get("yellow", 0) + 1}, trusted=True, confidence=0.97)
 
-    _shaking(sim, cyc, ShakenReader(sim, _blue_6_or_7, one_yellow_more))
+    _shaking(cyc, ShakenReader(sim, _blue_6_or_7, one_yellow_more))
     drop_id = cyc.plan(ATTACK)["drop_id"]
     view = cyc.release(drop_id)
     y = sim.tray_contents().get("yellow", 0)
