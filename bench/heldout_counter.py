@@ -21,9 +21,10 @@ fresh ``--data`` folder) and prints:
   seeded per scene), no tower ledger (only the game's supply bounds a colour); where a still tray
   cannot settle the doubt, the cycle shakes the tray and reads again: the bench then reads the
   scene's shaken twin ``tNNNNs.jpg`` where the set has one (the same cubes, camera and light, spread
-  in one layer: rendered by a copy of the renderer's shaken placement), else the same read again.
-  Printed: scenes acted on without asking (and how many of those wrongly), asked, a cube left
-  hidden, refused; and where twins were read, how often and with what outcome.
+  in one layer: rendered by a copy of the renderer's shaken placement), and after a second shake
+  ``tNNNNs2.jpg`` (spread anew, a new capture), else the same read again (a bench cannot move the
+  cubes). Printed: scenes acted on without asking (and how many of those wrongly), asked, a cube
+  left hidden, refused; and where twins were read, how often and with what outcome.
 
 Usage::
 
@@ -98,6 +99,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import statistics
 import sys
 import time
@@ -147,6 +149,7 @@ class Scored:
     station_right: bool = False  # where it acts: the counts it acts on are right
     set: str = ""  # the render set it belongs to (several may be read in one run)
     shaken_twin: bool = False  # the station's gate shook the tray and read the scene's shaken twin
+    twins_read: int = 0  # how many of the scene's shaken twins it read (one per shake, as far as the set has them)
 
 
 def simulated_beam(total: int, clump: float, name: str) -> int:
@@ -158,45 +161,51 @@ def simulated_beam(total: int, clump: float, name: str) -> int:
 
 
 class _BenchTray:
-    """The drop cycle's reader and tray board on a render set: the scene's read; once the cycle has
-    shaken the tray, its twin's (``tNNNNs``: the same cubes, camera and light, spread in one layer,
-    the renderer's shaken tray) where the set has one, else the same read again (a bench cannot
-    move the cubes, so a shake shows the same tray). The beam counts what fell, once."""
+    """The drop cycle's reader and tray board on a render set: the scene's read; after the k-th
+    shake, its k-th shaken twin (``tNNNNs``, ``tNNNNs2``: the same cubes, camera and light, spread in
+    one layer by the renderer's shaken placement, anew each time) as far as the set has them, else
+    the last read again (a bench cannot move the cubes, so a shake shows the same tray). The beam
+    counts what fell, once."""
 
-    def __init__(self, reading: TrayReading, twin: TrayReading | None, beam: int) -> None:
-        self.reading, self.twin, self.beam, self.shaken = reading, twin, beam, False
+    def __init__(self, reading: TrayReading, twins: list[TrayReading], beam: int) -> None:
+        self.reading, self.twins, self.beam, self.shakes = reading, twins, beam, 0
+
+    @property
+    def twins_read(self) -> int:
+        return min(self.shakes, len(self.twins))
 
     def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
-        return self.twin if self.shaken and self.twin is not None else self.reading
+        return self.twins[self.twins_read - 1] if self.twins_read else self.reading
 
     def beam_count(self) -> int:
         return self.beam
 
     def vibrate(self, seconds: float) -> None:
-        self.shaken = True
+        self.shakes += 1
 
 
 def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
-                 twin: tuple[dict, TrayReading] | None = None) -> tuple[str, bool, bool]:
+                 twins: list[tuple[dict, TrayReading]] | None = None) -> tuple[str, bool, int]:
     """The drop cycle's own gate (``controller.rereads.read_verified``: reads, shakes where a still
     tray cannot settle a doubt, reads again) on this scene, with the beam's count simulated from the
     scene's cubes and no tower ledger (only the game's cube supply bounds a colour): ``acts`` (no
     doubt left: the counts are used without asking, reconciled or trusted), ``shakes`` (a cube still
     lies hidden after the shakes a bench can simulate), ``asks`` (the host is asked) or ``refuses``
-    (the frame is unusable); whether what it acts on is right; whether it read a shaken twin."""
+    (the frame is unusable); whether what it acts on is right; how many shaken twins it read."""
     if not reading.usable:
-        return "refuses", False, False
+        return "refuses", False, 0
+    twins = twins or []
     beam = simulated_beam(sum(int(n) for n in meta["cubes"].values()), clump, name)
-    tray = _BenchTray(reading, twin[1] if twin is not None else None, beam)
+    tray = _BenchTray(reading, [r for _, r in twins], beam)
     verified = read_verified(tray, tray, name, {}, None, clump=clump)
-    used_twin = tray.shaken and twin is not None
+    used = tray.twins_read
     if not verified.doubts:  # what it acts on is scored as a reading is (score's rule, on these counts)
-        seen_meta = twin[0] if used_twin and twin is not None else meta  # the tray the last read saw
+        seen_meta = twins[used - 1][0] if used else meta  # the tray the last read saw
         acted = score(seen_meta, replace(verified.observation, cubes=dict(verified.counts)), float("nan"), name, (0, 0))
-        return "acts", acted.right, used_twin
+        return "acts", acted.right, used
     rec = verified.reconciliation
     hidden = rec.beam_too_high if rec is not None else beam > sum(verified.observation.cubes.values())
-    return ("shakes" if hidden else "asks"), False, used_twin
+    return ("shakes" if hidden else "asks"), False, used
 
 
 def is_trusted(reading: TrayReading) -> bool:
@@ -268,13 +277,16 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
         verdict = state.debug.get("verdict") if state is not None else None
         if verdict is not None:  # the doubt model's probability that the reading is right
             scored.top_p = float(verdict.p_right)
-        twin_image = image.with_name(image.stem + "s.jpg")  # the same tray shaken, where the set has it
-        twin = None
-        if twin_image.exists():
+        twins = []  # the same tray shaken, and shaken again, where the set has them
+        for suffix in ("s", "s2"):
+            twin_image = image.with_name(f"{image.stem}{suffix}.jpg")
+            if not twin_image.exists():
+                break
             counter.prepared.locator.forget()
-            twin = (json.loads(twin_image.with_suffix(".json").read_text()), counter.count(read_image(twin_image)))
-        scored.station, scored.station_right, scored.shaken_twin = station_gate(
-            meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twin)
+            twins.append((json.loads(twin_image.with_suffix(".json").read_text()), counter.count(read_image(twin_image))))
+        scored.station, scored.station_right, scored.twins_read = station_gate(
+            meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twins)
+        scored.shaken_twin = scored.twins_read > 0
         out.append(scored)
     return out
 
@@ -312,6 +324,7 @@ def station_summary(rows: list[Scored]) -> list[str]:
     acts = [r for r in rows if r.station == "acts"]
     wrong = sum(not r.station_right for r in acts)
     twins = [r for r in rows if r.shaken_twin]
+    again = [r for r in rows if r.twins_read > 1]
     return [
         f"station gate (the read, the break-beam at clump {DEFAULT_BEAM_CLUMP}, no tower ledger): "
         f"acts without asking {len(acts)}/{n} ({100 * len(acts) / n:.1f} %), wrong {wrong}; "
@@ -320,6 +333,9 @@ def station_summary(rows: list[Scored]) -> list[str]:
         *([f"  shook the tray and read its shaken twin on {len(twins)}: then acts on "
            f"{sum(r.station == 'acts' for r in twins)}, wrong {sum(r.station == 'acts' and not r.station_right for r in twins)}"]
           if twins else []),
+        *([f"  shook it again and read its second shaken twin on {len(again)}: then acts on "
+           f"{sum(r.station == 'acts' for r in again)}, wrong {sum(r.station == 'acts' and not r.station_right for r in again)}"]
+          if again else []),
     ]
 
 
@@ -354,8 +370,8 @@ def main(argv: list[str] | None = None) -> int:
         tuning, held_out = split(root / "test")
         sets.append((root, tuning, "tray_train TUNING part") if args.tuning else (root, held_out, "tray_train HELD-OUT part"))
     for data in args.data:
-        # tNNNN.jpg; a shaken twin tNNNNs.jpg is read only where the station's gate shakes its scene
-        scenes = sorted(p for p in (data / "test").glob("*.jpg") if not p.stem.endswith("s"))
+        # tNNNN.jpg; its shaken twins tNNNNs.jpg, tNNNNs2.jpg are read only where the station's gate shakes it
+        scenes = sorted(p for p in (data / "test").glob("*.jpg") if re.fullmatch(r"t\d+", p.stem))
         if not scenes:
             print(f"{data} holds no test scenes (test/*.jpg): is it a render set?")
             return 1

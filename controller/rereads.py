@@ -4,25 +4,46 @@ Each read is judged by :func:`controller.verify.assess`. A doubt a still tray ke
 own "6 or 7", a cube hidden in the pile) has the tray shaken at once with the tray board's
 vibration motor, where there is one, and read again: a spread tray is the kind the counter reads
 best, and reading a pile again where it lies reads the same. A read after such a shake is used
-only where the read before it allowed it too. Other doubts (a hand that may have moved away, a cube
-still settling) are read again as the tray lies, then after a shake. What is still in doubt after
-that is the host's, asked only about the colours in doubt where that is all that is open
-(``docs/controller.md``, *Shaking before asking*).
+only where the reads before it allowed it too. One still unsure alone is used where it and the
+read before it, the tray shaken between them, together leave no real doubt (:func:`joined`);
+else the tray is shaken once more and read a third time. Other doubts (a hand that may have moved
+away, a cube still settling) are read again as the tray lies, then after a shake. What is still in
+doubt after that is the host's, asked only about the colours in doubt where that is all that is
+open (``docs/controller.md``, *Shaking before asking*).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.verify import Assessment, Reconciliation, assess, question_text
+from controller.verify import Assessment, Reconciliation, assess, courtiers_in_doubt, question_text
 from hardware.config import DEFAULT_BEAM_CLUMP
 from vision.reading import TrayReading
 
-#: How many reads before the host is asked: first read, a re-read, then one after shaking the tray.
+#: How many reads before the host is asked: the first, then a re-read or a read after shaking the
+#: tray, then one after a shake.
 MAX_READS = 3
 #: How long the vibration motor runs to spread a pile before the tray is read again.
 SHAKE_SECONDS = 0.5
+#: Two reads, before and after a shake, settle a combination without the host only where together
+#: they leave it at least this probable. A read settled by the beam and the ledger alone needs 99 %
+#: of its alternatives' weight and at most 9 % left out of them (``controller.verify``), about 90 %
+#: in all; this asks more, because it takes the two reads' errors as independent, which only a
+#: tray that really moved between them makes plausible.
+JOINT_BAR = 0.95
+#: A cube patch after the shake lies where the read before saw one of its colour when their
+#: centres are within this (mm): a read of the same cubes in the same places repeats the same errors.
+UNMOVED_MM = 2.0
+#: The two reads count as two looks only where at most this share of the patches after the shake
+#: lies unmoved; a shake that left most of the pile where it was gives no second opinion.
+UNMOVED_SHARE = 0.25
+
+
+#: A read unsure only of the counter's own counts, kept to hold later reads against: its assessment
+#: and what it saw.
+Witness = tuple[Assessment, TrayReading]
 
 
 @dataclass
@@ -82,15 +103,20 @@ def contradicts(before: Assessment, counts: dict[str, int]) -> dict[str, list[in
     return out
 
 
-def checked_against(before: Assessment, after: Assessment, obs: TrayReading, beam: int | None,
+def checked_against(witnesses: list[Witness], after: Assessment, obs: TrayReading, beam: int | None,
                     clump: float) -> Assessment:
-    """A read after shaking that has no doubt of its own (``after``), held against the read before
-    the shake: used, with a note, where they agree; else a question about the colours they disagree
-    on (:func:`contradicts`), nothing used without the host."""
-    odd = contradicts(before, after.counts)
+    """A read after shaking that has no doubt of its own (``after``), held against the reads before
+    it that were unsure only of the counter's own counts (``witnesses``, from the read before the
+    first shake on): used, with a note, where each allowed it; else a question about the colours
+    they disagree on (:func:`contradicts`), nothing used without the host."""
+    odd: dict[str, list[int]] = {}
+    for before, _ in witnesses:
+        for colour, counts in contradicts(before, after.counts).items():
+            odd[colour] = sorted(set(odd.get(colour, [])) | set(counts))
     if not odd:
+        first = witnesses[0][0]
         after.notes.append("read again after shaking the tray, as the read before it left open: "
-                           + (before.doubts[0] if before.doubts else "its counter's doubt"))
+                           + (first.doubts[0] if first.doubts else "its counter's doubt"))
         return after
     rec = after.reconciliation or Reconciliation("", [], beam, clump)
     rec.question, rec.cubes = odd, None
@@ -98,6 +124,71 @@ def checked_against(before: Assessment, after: Assessment, obs: TrayReading, bea
                   + "; ".join(f"{' or '.join(map(str, n))} {colour}" for colour, n in odd.items()) + ")")
     sentence = rec.reason[0].upper() + rec.reason[1:]
     return Assessment([f"{question_text(odd)} {sentence}."], dict(obs.cubes), rec, after.notes)
+
+
+def unmoved_share(before: TrayReading, after: TrayReading) -> float | None:
+    """The share of ``after``'s cube patches lying where ``before`` saw a patch of the same colour
+    (within :data:`UNMOVED_MM`); None where either read has no cube patch to compare (a reader that
+    gives no detections cannot show that the tray moved)."""
+    then = [(d.colour, d.centre_mm) for d in before.detections if d.kind == "cube"]
+    now = [(d.colour, d.centre_mm) for d in after.detections if d.kind == "cube"]
+    if not then or not now:
+        return None
+    still = sum(any(c == colour and math.dist(p, q) <= UNMOVED_MM for c, q in then) for colour, p in now)
+    return still / len(now)
+
+
+def combination_chance(rec: Reconciliation, cubes: dict[str, int], whole: dict[str, int], cover: float,
+                       after_evidence: bool) -> float:
+    """P(the tray is ``whole``) by one read: its combination's share of the counter's weight (its
+    ``prior`` times what its alternatives cover, ``cover``), or after the beam and the ledger (its
+    ``posterior`` times what they leave to the alternatives, ``1 - left_out``); 0 where no
+    combination of the read is ``whole``. ``cubes``: the read's own counts, which a combination
+    completes."""
+    for c in rec.candidates:
+        if c["out"] is None and {**cubes, **c["counts"]} == whole:
+            return float(c["posterior"]) * (1.0 - rec.left_out) if after_evidence else float(c["prior"]) * cover
+    return 0.0
+
+
+def joined(witnesses: list[Witness], after: Assessment, obs: TrayReading) -> Assessment:
+    """A read after shaking that is still unsure alone (only the counter's question open), held
+    with the read just before it: its likeliest combination is used without the host where the two
+    together make it at least :data:`JOINT_BAR` probable, and every earlier read unsure only of its
+    counts (``witnesses``) allowed it; else ``after`` is returned as it is.
+
+    Two reads of a tray that moved between them err apart: the pile's doubts (a cube partly under
+    another, touching faces) are gone from the spread tray, and a spread tray shaken again puts
+    every cube somewhere new. Taking the two reads' errors as independent, ``p = p1 p2 / (p1 p2 +
+    (1 - p1)(1 - p2))``: the chance both are right over the chance they agree, with each read's
+    error all on one and the same rival (the worst case for the combination). The beam's evidence
+    is counted once, in the later read (``p2``); ``p1`` is the earlier read's counter alone. Only
+    where the tray visibly moved (:func:`unmoved_share`) are they two looks. The two are the last
+    two, fixed beforehand: no choosing, after the fact, the pair that agrees best."""
+    rec = after.reconciliation
+    if rec is None or rec.best is None or rec.beam_too_high or not witnesses:
+        return after
+    before, before_obs = witnesses[-1]
+    rec_before = before.reconciliation
+    still = unmoved_share(before_obs, obs)
+    if rec_before is None or still is None or still > UNMOVED_SHARE:
+        return after
+    whole = dict(rec.best)
+    if any(w.reconciliation is None or combination_chance(w.reconciliation, o.cubes, whole, o.alternatives_cover, False) <= 0.0
+           for w, o in witnesses):
+        return after  # a read before left this combination out: the reads disagree
+    p1 = combination_chance(rec_before, before_obs.cubes, whole, before_obs.alternatives_cover, False)
+    p2 = combination_chance(rec, obs.cubes, whole, obs.alternatives_cover, True)
+    if p2 <= 0.0 or courtiers_in_doubt(obs, whole):
+        return after
+    both = p1 * p2 / (p1 * p2 + (1.0 - p1) * (1.0 - p2))
+    if both < JOINT_BAR:
+        return after
+    rec.cubes, rec.question = whole, {}
+    rec.reason = (f"read as {', '.join(f'{n} {c}' for c, n in sorted(whole.items()) if n)} by the last two reads "
+                  f"together, the tray shaken between them ({both:.1%}; {p1:.0%} by the read before the shake, "
+                  f"{p2:.0%} after it, {still:.0%} of the cubes unmoved)")
+    return Assessment([], whole, rec, [*after.notes, f"reconciled without asking: {rec.reason}"])
 
 
 def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
@@ -121,7 +212,9 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
     earlier: list[TrayReading] = []
     obs = None
     verdict: Assessment | None = None
-    before_shake: Assessment | None = None  # the read before a shake meant to settle the counter's doubt
+    # the read before a shake meant to settle the counter's doubt, and each read after it still
+    # unsure only of its counts
+    witnesses: list[Witness] = []
     shaken = False
     can_shake = board is not None
     for attempt in range(1, MAX_READS + 1):
@@ -131,8 +224,9 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
                 board.vibrate(SHAKE_SECONDS)
                 attempts.append({"action": "vibrate", "seconds": SHAKE_SECONDS})
                 shaken = True
-                if before_shake is None and only_the_counters_question(verdict):
-                    before_shake = verdict
+                if not witnesses and only_the_counters_question(verdict):
+                    assert obs is not None
+                    witnesses.append((verdict, obs))
             except OSError as exc:
                 attempts.append({"action": "vibrate", "error": str(exc)})
                 can_shake = False
@@ -143,16 +237,20 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
         obs = reader.read(f"{tag}-{attempt}" if attempt > 1 else tag)
         verdict = assess(obs, dropped, tower_before, beam, funnel_left() if funnel_left is not None else None,
                          clump=clump)
-        if before_shake is not None and not verdict.doubts:
-            verdict = checked_against(before_shake, verdict, obs, beam, clump)
+        if witnesses and not verdict.doubts:
+            verdict = checked_against(witnesses, verdict, obs, beam, clump)
+        elif witnesses and only_the_counters_question(verdict):
+            verdict = joined(witnesses, verdict, obs)
+            if verdict.doubts:
+                witnesses.append((verdict, obs))
         entry: dict[str, Any] = {"read": attempt, "cubes": obs.to_record()["cubes"], "doubts": verdict.doubts}
         if verdict.reconciliation is not None:
             entry["reconciliation"] = verdict.reconciliation.as_dict()
         attempts.append(entry)
         if not verdict.doubts:
             break
-        if only_the_counters_question(verdict) and (shaken or not can_shake):
-            break  # only the counter's 6-or-7 is open and a shake could not settle it: ask now
+        if only_the_counters_question(verdict) and not can_shake:
+            break  # only the counter's 6-or-7 is open and the tray cannot be spread: ask now
     assert obs is not None and verdict is not None
     return VerifiedReading(obs, verdict.doubts, attempts=attempts, earlier=earlier, counts=verdict.counts,
                            reconciliation=verdict.reconciliation, notes=verdict.notes)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from controller import session as ses
@@ -23,7 +24,7 @@ from simulation.board import SimTrayBoard
 from simulation.funnel import SimFunnelRelease
 from simulation.hands import SimHands
 from simulation.world import SimWorld
-from vision.reading import TrayReading
+from vision.reading import Detection, TrayReading
 
 ATTACK = {"battle": "attack", "attacker": "blue", "attacking_armies": 6, "defender": "yellow",
           "defending_armies": 5}
@@ -137,10 +138,12 @@ def test_an_ambiguous_reading_asks_only_about_the_colour_in_doubt(tmp_path: Path
     assert view["phase"] == "counted" and view["needs_confirmation"]
     assert view["question"] == {"blue": [b, b + 1]}  # yellow is not asked: the ledger settled it
     assert view["doubts"][0].startswith(f"Is it {b} or {b + 1} blue?")
-    # read once, shaken (a pile read again where it lies reads the same), read again, then asked
-    assert len([t for t in cyc.reader.tags if t.startswith("drop-")]) == 2
+    # read once, shaken (a pile read again where it lies reads the same), read again, shaken and
+    # read once more (this reader gives no patches, so the reads cannot show the tray moved and are
+    # not joined), then asked
+    assert len([t for t in cyc.reader.tags if t.startswith("drop-")]) == 3
     reading = _records(cyc, drop_id, "reading")[0].payload
-    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2]
+    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2, "vibrate", 3]
     assert reading["reconciliation"]["question"] == {"blue": [b, b + 1]} and reading["reconciliation"]["cubes"] is None
     assert reading["reconciliation"]["question_text"] == f"Is it {b} or {b + 1} blue?"
 
@@ -232,6 +235,110 @@ def test_a_shaken_read_that_contradicts_the_first_asks_about_those_colours(tmp_p
     answered = cyc.answer(drop_id, {"yellow": y}, who="host")
     assert answered["phase"] == "resolved" and answered["tray_after"] == ses.clean(sim.tray_contents())
     assert cyc.store.verify().ok
+
+
+def _laid_out(truth: dict[str, int], shift_mm: float) -> list[Detection]:
+    """One cube patch per cube, in rows 12 mm apart, moved ``shift_mm`` along the tray: what a reader
+    that sees where each cube lies reports (a shake moves them; a still tray does not)."""
+    out, i = [], 0
+    for colour, n in sorted(truth.items()):
+        for _ in range(n):
+            x, y = -60.0 + 12.0 * (i % 10) + shift_mm, -40.0 + 12.0 * (i // 10)
+            square = np.array([[x - 5, y - 5], [x + 5, y - 5], [x + 5, y + 5], [x - 5, y + 5]], np.float32)
+            out.append(Detection("cube", colour, square, (x, y)))
+            i += 1
+    return out
+
+
+def _blue_unsure(p: float, shift_mm: float) -> Callable[[dict[str, int]], TrayReading]:
+    def read(truth: dict[str, int]) -> TrayReading:
+        b = truth["blue"]
+        return TrayReading(cubes=truth, trusted=False, confidence=0.6, detections=_laid_out(truth, shift_mm),
+                           alternatives={"blue": [(b, p), (b + 1, round(1 - p, 3))]})
+    return read
+
+
+def test_two_unsure_reads_of_a_tray_that_moved_settle_it_together(tmp_path: Path) -> None:
+    """Neither read is sure alone (blue 62 % before the shake, 92 % after), but the shake moved
+    every cube, so the two are two looks: together they leave the true count 95 % or more, and it
+    is used without asking, with both reads' shares in the records."""
+    sim, cyc = _world(tmp_path)
+    reader = ShakenReader(sim, _blue_unsure(0.62, 0.0), _blue_unsure(0.92, 5.0))
+    _shaking(cyc, reader)
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    truth = sim.tray_contents()
+    assert view["phase"] == "resolved" and not view["needs_confirmation"] and view["question"] == {}
+    assert view["tray_after"] == ses.clean(truth)
+    reading = _records(cyc, drop_id, "reading")[0].payload
+    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2]
+    assert reading["doubts"] == [] and reading["reconciliation"]["cubes"] == truth
+    note = next(n for n in reading["notes"] if "by the last two reads together" in n)
+    assert "62% by the read before the shake" in note and "0% of the cubes unmoved" in note
+    assert cyc.store.verify().ok
+
+
+class ShakenTwiceReader(HesitatingReader):
+    """Reads ``reads[k](truth)`` after the k-th shake (the first entry: before any)."""
+
+    def __init__(self, sim: SimWorld, reads: list[Callable[[dict[str, int]], TrayReading]]) -> None:
+        super().__init__(sim, reads[0])
+        self.reads, self.shakes = reads, 0
+
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
+        if tag.startswith("drop-"):
+            self.tags.append(tag)
+            return self.reads[min(self.shakes, len(self.reads) - 1)](self.sim.tray_contents())
+        return super().read(tag, wait_settle=wait_settle, save=save)
+
+
+def test_two_spread_reads_settle_what_the_pile_could_not(tmp_path: Path) -> None:
+    """The pile's read is poor (blue 30 %), too poor to join; the spread tray's read is unsure too
+    (85 %), so the tray is shaken once more, every cube moves again, and the last two reads
+    together settle blue without the host; they must agree with the pile's read too."""
+    sim, cyc = _world(tmp_path)
+    reader = ShakenTwiceReader(sim, [_blue_unsure(0.3, 0.0), _blue_unsure(0.85, 5.0), _blue_unsure(0.85, -3.0)])
+    board = cyc.tray_board
+    assert board is not None
+    vibrate = board.vibrate
+
+    def shake(seconds: float) -> None:
+        vibrate(seconds)
+        reader.shakes += 1
+
+    board.vibrate = shake  # type: ignore[method-assign]
+    cyc.reader = reader
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    truth = sim.tray_contents()
+    assert view["phase"] == "resolved" and view["tray_after"] == ses.clean(truth)
+    reading = _records(cyc, drop_id, "reading")[0].payload
+    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2, "vibrate", 3]
+    assert any("by the last two reads together" in n and "85% by the read before the shake" in n
+               for n in reading["notes"])
+    assert cyc.store.verify().ok
+
+
+def test_two_reads_of_a_tray_that_did_not_move_are_one_look(tmp_path: Path) -> None:
+    """The same two reads, but every cube lies where it lay before the shake: the reads share their
+    errors, so they are not joined, and the host is asked about blue."""
+    sim, cyc = _world(tmp_path)
+    _shaking(cyc, ShakenReader(sim, _blue_unsure(0.62, 0.0), _blue_unsure(0.92, 0.0)))
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    b = sim.tray_contents()["blue"]
+    assert view["phase"] == "counted" and view["needs_confirmation"] and view["question"] == {"blue": [b, b + 1]}
+    reading = _records(cyc, drop_id, "reading")[0].payload
+    assert not any("together" in n for n in reading["notes"])
+
+
+def test_a_read_before_the_shake_too_unsure_to_add_anything_leaves_the_question(tmp_path: Path) -> None:
+    """The tray moved, but the read before the shake gave blue's count only 30 %: the two reads
+    together fall short of the bar, and the host is asked."""
+    sim, cyc = _world(tmp_path)
+    _shaking(cyc, ShakenReader(sim, _blue_unsure(0.3, 0.0), _blue_unsure(0.92, 5.0)))
+    view = cyc.release(cyc.plan(ATTACK)["drop_id"])
+    assert view["phase"] == "counted" and view["needs_confirmation"] and "blue" in view["question"]
 
 
 def test_a_board_that_cannot_shake_leaves_the_question_to_the_host_at_once(tmp_path: Path) -> None:
