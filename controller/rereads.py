@@ -197,9 +197,11 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
     """Read the tray until a reading is beyond doubt, at most :data:`MAX_READS` times.
 
     A doubt a still tray keeps (:func:`shaking_may_settle`) has the tray shaken at once, where
-    there is a tray board, and read again; a read after shaking is used only where the one before
-    it allowed it too (:func:`contradicts`). Other doubts are read again as the tray lies (a hand
-    may have moved away, a cube may have settled), then after a shake.
+    there is a tray board, and read again; a read after shaking is used only where the reads before
+    it allowed it too (:func:`contradicts`), and one still unsure alone only where it and the read
+    before it together make its counts sure (:func:`joined`); else the tray is shaken once more
+    and read a last time. Other doubts are read again as the tray lies (a hand may have moved away,
+    a cube may have settled), then after a shake.
 
     ``funnel_left``: a callable returning what still lies in the funnel, where the station can see it."""
     beam = None

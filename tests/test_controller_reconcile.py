@@ -158,18 +158,18 @@ def test_an_ambiguous_reading_asks_only_about_the_colour_in_doubt(tmp_path: Path
 
 
 class ShakenReader(HesitatingReader):
-    """Hesitates until the tray is shaken, then reads ``after_shake(truth)``: a pile the counter cannot
-    settle where it lies, read again once the vibration motor has spread it."""
+    """Reads ``reads[k](truth)`` after the k-th shake (``reads[0]`` before any, the last one after
+    any more): a pile the counter cannot settle where it lies, read again each time the vibration
+    motor has spread it."""
 
-    def __init__(self, sim: SimWorld, hesitate: Callable[[dict[str, int]], TrayReading],
-                 after_shake: Callable[[dict[str, int]], TrayReading]) -> None:
-        super().__init__(sim, hesitate)
-        self.after_shake, self.shaken = after_shake, False
+    def __init__(self, sim: SimWorld, *reads: Callable[[dict[str, int]], TrayReading]) -> None:
+        super().__init__(sim, reads[0])
+        self.reads, self.shakes = reads, 0
 
     def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
-        if self.shaken and tag.startswith("drop-"):
+        if tag.startswith("drop-"):
             self.tags.append(tag)
-            return self.after_shake(self.sim.tray_contents())
+            return self.reads[min(self.shakes, len(self.reads) - 1)](self.sim.tray_contents())
         return super().read(tag, wait_settle=wait_settle, save=save)
 
 
@@ -181,10 +181,26 @@ def _shaking(cyc: DropCycle, reader: ShakenReader) -> None:
 
     def shake(seconds: float) -> None:
         vibrate(seconds)
-        reader.shaken = True
+        reader.shakes += 1
 
     board.vibrate = shake  # type: ignore[method-assign]
     cyc.reader = reader
+
+
+def _settled_without_asking(sim: SimWorld, cyc: DropCycle, reader: ShakenReader, steps: list[Any]) -> dict[str, Any]:
+    """Release a battle read by ``reader``: it must be resolved without the host, on the true tray,
+    after the reads and shakes ``steps``; the drop's ``reading`` record."""
+    _shaking(cyc, reader)
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    assert view["phase"] == "resolved" and not view["needs_confirmation"] and view["question"] == {}
+    assert view["tray_after"] == ses.clean(sim.tray_contents())
+    assert [r.kind for r in cyc.store.records(drop_id)][-1] == "resolution"
+    assert cyc.store.verify().ok
+    reading: dict[str, Any] = _records(cyc, drop_id, "reading")[0].payload
+    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == steps
+    assert reading["doubts"] == []
+    return reading
 
 
 def _blue_6_or_7(truth: dict[str, int]) -> TrayReading:
@@ -199,18 +215,10 @@ def test_a_doubt_the_shaken_tray_settles_is_used_without_asking(tmp_path: Path) 
     so the battle is resolved without asking; both reads and the shake are in the records."""
     sim, cyc = _world(tmp_path)
     reader = ShakenReader(sim, _blue_6_or_7, lambda truth: TrayReading(cubes=truth, trusted=True, confidence=0.97))
-    _shaking(cyc, reader)
-    drop_id = cyc.plan(ATTACK)["drop_id"]
-    view = cyc.release(drop_id)
-    truth = sim.tray_contents()
-    assert view["phase"] == "resolved" and not view["needs_confirmation"] and view["question"] == {}
-    assert view["tray_after"] == ses.clean(truth)
-    reading = _records(cyc, drop_id, "reading")[0].payload
-    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2]
-    assert reading["attempts"][0]["doubts"][0].startswith(f"Is it {truth['blue']} or {truth['blue'] + 1} blue?")
-    assert reading["doubts"] == [] and any("after shaking the tray" in n for n in reading["notes"])
-    assert [r.kind for r in cyc.store.records(drop_id)][-1] == "resolution"
-    assert cyc.store.verify().ok
+    reading = _settled_without_asking(sim, cyc, reader, [1, "vibrate", 2])
+    b = sim.tray_contents()["blue"]
+    assert reading["attempts"][0]["doubts"][0].startswith(f"Is it {b} or {b + 1} blue?")
+    assert any("after shaking the tray" in n for n in reading["notes"])
 
 
 def test_a_shaken_read_that_contradicts_the_first_asks_about_those_colours(tmp_path: Path) -> None:
@@ -263,33 +271,11 @@ def test_two_unsure_reads_of_a_tray_that_moved_settle_it_together(tmp_path: Path
     every cube, so the two are two looks: together they leave the true count 95 % or more, and it
     is used without asking, with both reads' shares in the records."""
     sim, cyc = _world(tmp_path)
-    reader = ShakenReader(sim, _blue_unsure(0.62, 0.0), _blue_unsure(0.92, 5.0))
-    _shaking(cyc, reader)
-    drop_id = cyc.plan(ATTACK)["drop_id"]
-    view = cyc.release(drop_id)
-    truth = sim.tray_contents()
-    assert view["phase"] == "resolved" and not view["needs_confirmation"] and view["question"] == {}
-    assert view["tray_after"] == ses.clean(truth)
-    reading = _records(cyc, drop_id, "reading")[0].payload
-    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2]
-    assert reading["doubts"] == [] and reading["reconciliation"]["cubes"] == truth
+    reading = _settled_without_asking(sim, cyc, ShakenReader(sim, _blue_unsure(0.62, 0.0), _blue_unsure(0.92, 5.0)),
+                                      [1, "vibrate", 2])
+    assert reading["reconciliation"]["cubes"] == sim.tray_contents()
     note = next(n for n in reading["notes"] if "by the last two reads together" in n)
     assert "62% by the read before the shake" in note and "0% of the cubes unmoved" in note
-    assert cyc.store.verify().ok
-
-
-class ShakenTwiceReader(HesitatingReader):
-    """Reads ``reads[k](truth)`` after the k-th shake (the first entry: before any)."""
-
-    def __init__(self, sim: SimWorld, reads: list[Callable[[dict[str, int]], TrayReading]]) -> None:
-        super().__init__(sim, reads[0])
-        self.reads, self.shakes = reads, 0
-
-    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
-        if tag.startswith("drop-"):
-            self.tags.append(tag)
-            return self.reads[min(self.shakes, len(self.reads) - 1)](self.sim.tray_contents())
-        return super().read(tag, wait_settle=wait_settle, save=save)
 
 
 def test_two_spread_reads_settle_what_the_pile_could_not(tmp_path: Path) -> None:
@@ -297,26 +283,10 @@ def test_two_spread_reads_settle_what_the_pile_could_not(tmp_path: Path) -> None
     (85 %), so the tray is shaken once more, every cube moves again, and the last two reads
     together settle blue without the host; they must agree with the pile's read too."""
     sim, cyc = _world(tmp_path)
-    reader = ShakenTwiceReader(sim, [_blue_unsure(0.3, 0.0), _blue_unsure(0.85, 5.0), _blue_unsure(0.85, -3.0)])
-    board = cyc.tray_board
-    assert board is not None
-    vibrate = board.vibrate
-
-    def shake(seconds: float) -> None:
-        vibrate(seconds)
-        reader.shakes += 1
-
-    board.vibrate = shake  # type: ignore[method-assign]
-    cyc.reader = reader
-    drop_id = cyc.plan(ATTACK)["drop_id"]
-    view = cyc.release(drop_id)
-    truth = sim.tray_contents()
-    assert view["phase"] == "resolved" and view["tray_after"] == ses.clean(truth)
-    reading = _records(cyc, drop_id, "reading")[0].payload
-    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2, "vibrate", 3]
+    reader = ShakenReader(sim, _blue_unsure(0.3, 0.0), _blue_unsure(0.85, 5.0), _blue_unsure(0.85, -3.0))
+    reading = _settled_without_asking(sim, cyc, reader, [1, "vibrate", 2, "vibrate", 3])
     assert any("by the last two reads together" in n and "85% by the read before the shake" in n
                for n in reading["notes"])
-    assert cyc.store.verify().ok
 
 
 def test_two_reads_of_a_tray_that_did_not_move_are_one_look(tmp_path: Path) -> None:
@@ -332,13 +302,24 @@ def test_two_reads_of_a_tray_that_did_not_move_are_one_look(tmp_path: Path) -> N
     assert not any("together" in n for n in reading["notes"])
 
 
-def test_a_read_before_the_shake_too_unsure_to_add_anything_leaves_the_question(tmp_path: Path) -> None:
-    """The tray moved, but the read before the shake gave blue's count only 30 %: the two reads
-    together fall short of the bar, and the host is asked."""
+def test_spread_reads_the_pile_read_left_out_are_not_joined(tmp_path: Path) -> None:
+    """Both reads after the shakes see one yellow more than the pile's read allowed, unsure of blue
+    alone; they agree with each other, and the tray moved each time, but the reads disagree with the
+    first one about yellow: nothing is joined, and the host is asked."""
     sim, cyc = _world(tmp_path)
-    _shaking(cyc, ShakenReader(sim, _blue_unsure(0.3, 0.0), _blue_unsure(0.92, 5.0)))
-    view = cyc.release(cyc.plan(ATTACK)["drop_id"])
-    assert view["phase"] == "counted" and view["needs_confirmation"] and "blue" in view["question"]
+
+    def spread(shift_mm: float) -> Callable[[dict[str, int]], TrayReading]:
+        def read(truth: dict[str, int]) -> TrayReading:
+            return _blue_unsure(0.92, shift_mm)({**truth, "yellow": truth.get("yellow", 0) + 1})
+        return read
+
+    _shaking(cyc, ShakenReader(sim, _blue_unsure(0.62, 0.0), spread(5.0), spread(-3.0)))
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    assert view["phase"] == "counted" and view["needs_confirmation"]
+    reading = _records(cyc, drop_id, "reading")[0].payload
+    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2, "vibrate", 3]
+    assert not any("together" in n for n in reading["notes"])
 
 
 def test_a_board_that_cannot_shake_leaves_the_question_to_the_host_at_once(tmp_path: Path) -> None:
