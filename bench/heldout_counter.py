@@ -150,6 +150,9 @@ class Scored:
     set: str = ""  # the render set it belongs to (several may be read in one run)
     shaken_twin: bool = False  # the station's gate shook the tray and read the scene's shaken twin
     twins_read: int = 0  # how many of the scene's shaken twins it read (one per shake, as far as the set has them)
+    # where the scene has two shaken twins, both read alone: (they read alike, how many are right,
+    # how many are trusted); two looks at the same cubes, for how far their errors go together
+    twin_pair: tuple[bool, int, int] | None = None
 
 
 def simulated_beam(total: int, clump: float, name: str) -> int:
@@ -287,6 +290,10 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
         scored.station, scored.station_right, scored.twins_read = station_gate(
             meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twins)
         scored.shaken_twin = scored.twins_read > 0
+        if len(twins) == 2 and all(r.usable for _, r in twins):
+            scores = [score(m, r, float("nan"), image.stem, (0, 0)) for m, r in twins]
+            scored.twin_pair = (twins[0][1].cubes == twins[1][1].cubes, sum(t.right for t in scores),
+                                sum(t.trusted for t in scores))
         out.append(scored)
     return out
 
@@ -336,7 +343,21 @@ def station_summary(rows: list[Scored]) -> list[str]:
         *([f"  shook it again and read its second shaken twin on {len(again)}: then acts on "
            f"{sum(r.station == 'acts' for r in again)}, wrong {sum(r.station == 'acts' and not r.station_right for r in again)}"]
           if again else []),
+        *twin_pairs(rows),
     ]
+
+
+def twin_pairs(rows: list[Scored]) -> list[str]:
+    """How two reads of the same cubes, spread twice, agree (scenes with two shaken twins, each read
+    alone): where two reads err together, joining them (``controller.rereads.joined``) adds less."""
+    pairs = [r.twin_pair for r in rows if r.twin_pair is not None]
+    if not pairs:
+        return []
+    alike = [p for p in pairs if p[0]]
+    differ = [p for p in pairs if not p[0]]
+    return [f"  scenes with two shaken twins, each read alone: {len(pairs)}; read alike {len(alike)} (both wrong "
+            f"{sum(p[1] == 0 for p in alike)}); differ {len(differ)} (one wrong {sum(p[1] == 1 for p in differ)}, "
+            f"both trusted {sum(p[2] == 2 for p in differ)})"]
 
 
 def reliability(rows: list[Scored]) -> list[str]:
