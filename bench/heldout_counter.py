@@ -148,7 +148,6 @@ class Scored:
     station: str = ""  # what the drop cycle's gate does with this one read: acts, asks, shakes, refuses
     station_right: bool = False  # where it acts: the counts it acts on are right
     set: str = ""  # the render set it belongs to (several may be read in one run)
-    shaken_twin: bool = False  # the station's gate shook the tray and read the scene's shaken twin
     twins_read: int = 0  # how many of the scene's shaken twins it read (one per shake, as far as the set has them)
     # where the scene has two shaken twins, both read alone: (they read alike, how many are right,
     # how many are trusted); two looks at the same cubes, for how far their errors go together
@@ -289,7 +288,6 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
             twins.append((json.loads(twin_image.with_suffix(".json").read_text()), counter.count(read_image(twin_image))))
         scored.station, scored.station_right, scored.twins_read = station_gate(
             meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twins)
-        scored.shaken_twin = scored.twins_read > 0
         if len(twins) == 2 and all(r.usable for _, r in twins):
             scores = [score(m, r, float("nan"), image.stem, (0, 0)) for m, r in twins]
             scored.twin_pair = (twins[0][1].cubes == twins[1][1].cubes, sum(t.right for t in scores),
@@ -330,7 +328,7 @@ def station_summary(rows: list[Scored]) -> list[str]:
     n = len(rows)
     acts = [r for r in rows if r.station == "acts"]
     wrong = sum(not r.station_right for r in acts)
-    twins = [r for r in rows if r.shaken_twin]
+    twins = [r for r in rows if r.twins_read]
     again = [r for r in rows if r.twins_read > 1]
     return [
         f"station gate (the read, the break-beam at clump {DEFAULT_BEAM_CLUMP}, no tower ledger): "

@@ -18,7 +18,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.verify import Assessment, Reconciliation, assess, courtiers_in_doubt, question_text
+from controller.verify import (
+    Assessment,
+    Reconciliation,
+    assess,
+    combination_text,
+    courtiers_in_doubt,
+    question_text,
+)
 from hardware.config import DEFAULT_BEAM_CLUMP
 from vision.reading import TrayReading
 
@@ -168,16 +175,16 @@ def joined(witnesses: list[Witness], after: Assessment, obs: TrayReading) -> Ass
     rec = after.reconciliation
     if rec is None or rec.best is None or rec.beam_too_high or not witnesses:
         return after
-    before, before_obs = witnesses[-1]
-    rec_before = before.reconciliation
-    still = unmoved_share(before_obs, obs)
-    if rec_before is None or still is None or still > UNMOVED_SHARE:
+    still = unmoved_share(witnesses[-1][1], obs)
+    if still is None or still > UNMOVED_SHARE:
         return after
     whole = dict(rec.best)
-    if any(w.reconciliation is None or combination_chance(w.reconciliation, o.cubes, whole, o.alternatives_cover, False) <= 0.0
-           for w, o in witnesses):
+    # each earlier read's chance of it, the last of them p1
+    chances = [combination_chance(w.reconciliation, o.cubes, whole, o.alternatives_cover, False)
+               if w.reconciliation is not None else 0.0 for w, o in witnesses]
+    if min(chances) <= 0.0:
         return after  # a read before left this combination out: the reads disagree
-    p1 = combination_chance(rec_before, before_obs.cubes, whole, before_obs.alternatives_cover, False)
+    p1 = chances[-1]
     p2 = combination_chance(rec, obs.cubes, whole, obs.alternatives_cover, True)
     if p2 <= 0.0 or courtiers_in_doubt(obs, whole):
         return after
@@ -185,7 +192,7 @@ def joined(witnesses: list[Witness], after: Assessment, obs: TrayReading) -> Ass
     if both < JOINT_BAR:
         return after
     rec.cubes, rec.question = whole, {}
-    rec.reason = (f"read as {', '.join(f'{n} {c}' for c, n in sorted(whole.items()) if n)} by the last two reads "
+    rec.reason = (f"read as {combination_text({c: n for c, n in whole.items() if n})} by the last two reads "
                   f"together, the tray shaken between them ({both:.1%}; {p1:.0%} by the read before the shake, "
                   f"{p2:.0%} after it, {still:.0%} of the cubes unmoved)")
     return Assessment([], whole, rec, [*after.notes, f"reconciled without asking: {rec.reason}"])

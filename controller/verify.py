@@ -180,7 +180,7 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
         totals = [c["total"] for c in candidates]
         rec.beam_too_high = beam is not None and beam > max(totals)
         rec.reason = "no combination of the counter's alternatives fits: " + "; ".join(
-            f"{_combo(c['counts'])}: {c['out']}" for c in candidates)
+            f"{combination_text(c['counts'])}: {c['out']}" for c in candidates)
         return rec
     credible, share = [], 0.0
     for c in fit:
@@ -199,14 +199,14 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
     # and the tray is shaken and read again before anything is used or asked.
     rec.beam_too_high = beam is not None and beam > fit[0]["total"]
     if len(credible) == 1 and unsure_rest:
-        rec.reason = (f"only {_combo(credible[0]['counts'])} of the counter's alternatives fits, but its other "
+        rec.reason = (f"only {combination_text(credible[0]['counts'])} of the counter's alternatives fits, but its other "
                       f"counts may be off ({rec.left_out:.0%} of the weight after the evidence)")
         return rec
     if len(credible) == 1:
         chosen = credible[0]
         others = [c for c in candidates if c is not chosen]
-        why = "; ".join(f"{_combo(c['counts'])}: {c['out'] or _weak(c, beam)}" for c in others)
-        rec.reason = f"read as {_combo(chosen['counts'])}, not " + why
+        why = "; ".join(f"{combination_text(c['counts'])}: {c['out'] or _weak(c, beam)}" for c in others)
+        rec.reason = f"read as {combination_text(chosen['counts'])}, not " + why
         if not rec.beam_too_high:
             rec.cubes = rec.best
         return rec
@@ -215,11 +215,12 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
         if len(values) > 1:
             rec.question[colour] = values
     rec.reason = (f"the break-beam ({'none' if beam is None else beam}) and the ledger leave "
-                  + " or ".join(f"{_combo(c['counts'])} ({c['posterior']:.0%})" for c in credible))
+                  + " or ".join(f"{combination_text(c['counts'])} ({c['posterior']:.0%})" for c in credible))
     return rec
 
 
-def _combo(counts: dict[str, int]) -> str:
+def combination_text(counts: dict[str, int]) -> str:
+    """Counts as a reason names them: "6 blue, 2 red"."""
     return ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
 
 
