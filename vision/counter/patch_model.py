@@ -45,11 +45,11 @@ def outline(core: Core) -> list[float]:
     than 1 mm (two faces meet at a notch)."""
     contour = core.contour.reshape(-1, 1, 2).astype(np.int32)
     area = max(float(cv2.contourArea(contour)), 1.0)
-    solidity = area / max(float(cv2.contourArea(cv2.convexHull(contour))), 1.0)
+    hull = cv2.convexHull(contour, returnPoints=False)  # indices, in the order of the hull's points
+    solidity = area / max(float(cv2.contourArea(contour[hull.ravel()])), 1.0)
     compact = float(cv2.arcLength(contour, True)) ** 2 / area
     deepest, notches = 0.0, 0
-    hull = cv2.convexHull(contour, returnPoints=False) if len(contour) > 3 else None
-    if hull is not None and len(hull) > 3:
+    if len(contour) > 3 and len(hull) > 3:
         try:
             defects = cv2.convexityDefects(contour, np.sort(hull, axis=0))
         except cv2.error:  # a self-touching outline: no notches measured
