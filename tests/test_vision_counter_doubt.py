@@ -221,6 +221,39 @@ def test_a_plain_disc_needs_a_plain_middle(prep) -> None:
     assert not is_plain_disc(prep, frame, centre, radius)
 
 
+def test_a_coin_leaning_on_cubes_is_found_by_its_outline_whatever_its_face_shows(prep) -> None:
+    """A polished coin leaning on cubes mirrors them: its face reads half red, half black, neither
+    plain nor one colour (a tuning render's nickel coin did, and its black half was counted as a
+    cube), and it is seen as an ellipse. Its outline is still a nearly perfect circle to the coin
+    search, which takes it whatever its face shows; ringed squares of cube faces make none."""
+    from vision.colour import COLOUR_CODES
+    from vision.counter.guards import coin_sized_circles
+
+    size = int(60 * PPM)
+    gray = np.full((size, size), 200, np.uint8)
+    labels = np.full((size, size), BACKGROUND, np.uint8)
+    centre, axes = (size // 2, size // 2), (int(10 * PPM), int(8.5 * PPM))  # 20 mm, leaning
+    for half, (grey, colour) in enumerate([(95, "red"), (45, "black")]):
+        face = np.zeros((size, size), np.uint8)
+        cv2.ellipse(face, centre, axes, 0, 90 + 180 * half, 270 + 180 * half, 1, -1)
+        gray[face > 0], labels[face > 0] = grey, COLOUR_CODES[colour]
+    gray[:] = cv2.GaussianBlur(gray, (3, 3), 0.8)  # a camera's blur: no stair-stepped outline
+    frame = Frame(None, None, None, None, labels=labels, gray=gray)  # type: ignore[arg-type]
+    flat, leaning = coin_sized_circles(prep, frame)
+    assert flat == [] and len(leaning) == 1
+    x, y, r = leaning[0]
+    assert math.hypot(x - centre[0], y - centre[1]) < 2 * PPM and 8.0 < r / PPM < 10.5
+
+    gray[:], labels[:] = 200, BACKGROUND  # eight cube faces ringed around a gap of bare plate
+    side = int(10 * PPM)
+    for k in range(8):
+        a = k * math.pi / 4
+        x0, y0 = int(centre[0] + 14 * PPM * math.cos(a) - side / 2), int(centre[1] + 14 * PPM * math.sin(a) - side / 2)
+        gray[y0:y0 + side, x0:x0 + side], labels[y0:y0 + side, x0:x0 + side] = 90, COLOUR_CODES["red"]
+    gray[:] = cv2.GaussianBlur(gray, (3, 3), 0.8)
+    assert coin_sized_circles(prep, frame)[1] == []
+
+
 # -- the coin rule, on drawn patches -----------------------------------------------------------
 
 @pytest.fixture(scope="module")

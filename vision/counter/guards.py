@@ -83,52 +83,69 @@ def dimmed_tint(prep: Prepared, lightness: Any, chroma: float) -> Any:
 
 
 def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -> list[Detection]:
-    """Coins lying flat: circles 17-22 mm across (:func:`coin_sized_circles`) whose inside is mostly
-    of no cube's colour and evenly lit (:func:`is_plain_disc`). A nickel (or a pale brass) coin under
-    the ring light is about as bright and grey as the plate, so the classifier takes its face for the
-    plate and :func:`colourless_objects` never sees it; its dark rim or its shadow then reads as a
-    sliver of a black cube, or it hides part of a cube."""
+    """Coins: circles 17-22 mm across (:func:`coin_sized_circles`) whose inside is mostly of no
+    cube's colour and evenly lit (:func:`is_plain_disc`), and circles whose outline is nearly
+    perfect, whatever their inside. A nickel (or a pale brass) coin lying flat under the ring light
+    is about as bright and grey as the plate, so the classifier takes its face for the plate and
+    :func:`colourless_objects` never sees it; its dark rim or its shadow then reads as a sliver of
+    a black cube, or it hides part of a cube. A polished coin leaning on cubes mirrors them instead:
+    its face takes their colours (a tuning render's nickel coin read half red and half black, and
+    the black half was counted as a cube), but its outline stays a smooth, nearly perfect ellipse,
+    which no cube, pile or courtier draws at that size (``DISC_ANY_FACE_PERFECTNESS``)."""
+    plain, perfect = coin_sized_circles(prep, frame, perfectness)
     pending: list[tuple[str, str | None, NDArray[Any], int, float, str | None]] = []
-    for x, y, r in coin_sized_circles(prep, frame, perfectness):
+    for x, y, r in plain:
         if is_plain_disc(prep, frame, (x, y), r):
-            centre = (int(round(x)), int(round(y)))
-            outline = np.asarray(cv2.ellipse2Poly(centre, (int(r), int(r)), 0, 0, 360, 10))
-            pending.append(("foreign", None, outline, 1, 1.0, f"a flat disc {2 * r / PPM:.0f} mm across"))
+            pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0, f"a flat disc {2 * r / PPM:.0f} mm across"))
+    for x, y, r in perfect:
+        pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0,
+                        f"a round object {2 * r / PPM:.0f} mm across with a near-perfect outline"))
     return frame.detections(pending)
 
 
-def coin_sized_circles(prep: Prepared, frame: Frame, perfectness: float | None = None) -> list[tuple[float, float, float]]:
-    """Circles 17-22 mm across in the grey tray view whose middle may be a coin's, ``(x, y, radius)``
-    in its pixels (OpenCV's ``HOUGH_GRADIENT_ALT``). ``perfectness``: how perfect a circle must be
-    to be found (0..1, ``DISC_PERFECTNESS`` unless given).
+def _disc_outline(x: float, y: float, r: float) -> NDArray[Any]:
+    return np.asarray(cv2.ellipse2Poly((int(round(x)), int(round(y))), (int(r), int(r)), 0, 0, 360, 10))
+
+
+def coin_sized_circles(prep: Prepared, frame: Frame, perfectness: float | None = None
+                       ) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
+    """Circles the size of a coin in the grey tray view, ``(x, y, radius)`` in its pixels (OpenCV's
+    ``HOUGH_GRADIENT_ALT``), in two lists: those 17-22 mm across whose middle may be a coin's
+    face lying flat (mostly of no cube colour), found at ``perfectness`` (0..1,
+    ``DISC_PERFECTNESS`` unless given); and those of any middle whose outline is nearly perfect
+    (``DISC_ANY_FACE_PERFECTNESS``), down to ``DISC_LEANING_MIN_RADIUS_MM`` (a leaning coin is
+    seen as an ellipse, narrower one way than it is).
 
     The search over the whole view costs 3-4 ms on a pile, where cube edges give it many circles
     to weigh. It is made in two steps: a coarse one on the view scaled by ``DISC_COARSE_SCALE``,
     less strict (``DISC_COARSE_PERFECTNESS``), then the full-scale one only in a window around each
-    coarse circle whose middle is mostly of no cube colour (``DISC_COARSE_MIN_PLAIN``), as a coin's
-    is; the full-scale step decides, with the radius range and perfectness of one search."""
+    coarse circle: with the flat coin's radius range and perfectness where the circle's middle is
+    mostly of no cube colour (``DISC_COARSE_MIN_PLAIN``), as a flat coin's is; with the near-perfect
+    bar elsewhere."""
     assert frame.gray is not None and frame.labels is not None
     t = prep.tuning
     lo, hi = (int(r * PPM) for r in t.DISC_RADIUS_MM)
+    leaning_lo = int(t.DISC_LEANING_MIN_RADIUS_MM * PPM)
     strict = t.DISC_PERFECTNESS if perfectness is None else perfectness
     scale = t.DISC_COARSE_SCALE
     coarse = circles(cv2.resize(frame.gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA),
-                     (int(lo * scale) - 1, int(hi * scale) + 1), t.DISC_EDGE_THRESHOLD,
+                     (int(leaning_lo * scale) - 1, int(hi * scale) + 1), t.DISC_EDGE_THRESHOLD,
                      min(t.DISC_COARSE_PERFECTNESS, strict))
     height, width = frame.gray.shape
     reach = hi + lo + 8  # the window holds every edge that a circle near the coarse one could use
-    found: list[tuple[float, float, float]] = []
+    plain: list[tuple[float, float, float]] = []
+    perfect: list[tuple[float, float, float]] = []
     for cx, cy, _ in coarse:
         x, y = (cx + 0.5) / scale, (cy + 0.5) / scale
-        if plain_share_in_disc(frame.labels, (int(x), int(y)), lo // 2) < t.DISC_COARSE_MIN_PLAIN:
-            continue
+        flat = plain_share_in_disc(frame.labels, (int(x), int(y)), lo // 2) >= t.DISC_COARSE_MIN_PLAIN
         x0, y0 = max(int(x - reach), 0), max(int(y - reach), 0)
         x1, y1 = min(int(x + reach) + 1, width), min(int(y + reach) + 1, height)
-        for fx, fy, fr in circles(frame.gray[y0:y1, x0:x1], (lo, hi), t.DISC_EDGE_THRESHOLD, strict):
+        radii, bar, found = ((lo, hi), strict, plain) if flat else ((leaning_lo, hi), t.DISC_ANY_FACE_PERFECTNESS, perfect)
+        for fx, fy, fr in circles(frame.gray[y0:y1, x0:x1], radii, t.DISC_EDGE_THRESHOLD, bar):
             circle = (fx + x0, fy + y0, fr)
             if all(np.hypot(circle[0] - f[0], circle[1] - f[1]) > 3 for f in found):  # windows overlap
                 found.append(circle)
-    return found
+    return plain, perfect
 
 
 def circles(gray: NDArray[Any], radius_px: tuple[int, int], edge_threshold: float,

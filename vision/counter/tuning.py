@@ -214,6 +214,11 @@ class Tuning:
     DISC_COARSE_SCALE: float = 0.6
     DISC_COARSE_PERFECTNESS: float = 0.5
     DISC_COARSE_MIN_PLAIN: float = 0.5
+    # A polished coin leaning on cubes mirrors them: its face is neither plain nor one colour, but
+    # its outline is a smooth ellipse that the circle search finds nearly perfect. Set on the tuning
+    # renders (see docs/counter-figures.md, *A coin leaning on cubes*).
+    DISC_ANY_FACE_PERFECTNESS: float = 0.85
+    DISC_LEANING_MIN_RADIUS_MM: float = 7.7
     # A courtier lying on its side (vision.counter.lying), measured whole. On the tuning renders
     # (2051 patches of a courtier colour 60-400 mm2) the six lying courtiers found measured 63-87
     # mm2, 13.3-14.8 x 8.7-9.4 mm, waist 0.41-0.60, solidity 0.67-0.83, shade 0.50-1.50; of the other
