@@ -113,8 +113,8 @@ def coin_sized_circles(prep: Prepared, frame: Frame, perfectness: float | None =
     ``HOUGH_GRADIENT_ALT``), in two lists: those 17-22 mm across whose middle may be a coin's
     face lying flat (mostly of no cube colour), found at ``perfectness`` (0..1,
     ``DISC_PERFECTNESS`` unless given); and those of any middle whose outline is nearly perfect
-    (``DISC_ANY_FACE_PERFECTNESS``), down to ``DISC_LEANING_MIN_RADIUS_MM`` (a leaning coin is
-    seen as an ellipse, narrower one way than it is).
+    (``DISC_ANY_FACE_PERFECTNESS``), their radius down to ``DISC_LEANING_MIN_RADIUS_MM`` (a
+    leaning coin is seen as an ellipse, narrower one way than it is).
 
     The search over the whole view costs 3-4 ms on a pile, where cube edges give it many circles
     to weigh. It is made in two steps: a coarse one on the view scaled by ``DISC_COARSE_SCALE``,
@@ -129,7 +129,7 @@ def coin_sized_circles(prep: Prepared, frame: Frame, perfectness: float | None =
     strict = t.DISC_PERFECTNESS if perfectness is None else perfectness
     scale = t.DISC_COARSE_SCALE
     coarse = circles(cv2.resize(frame.gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA),
-                     (int(leaning_lo * scale) - 1, int(hi * scale) + 1), t.DISC_EDGE_THRESHOLD,
+                     (int(lo * scale) - 1, int(hi * scale) + 1), t.DISC_EDGE_THRESHOLD,
                      min(t.DISC_COARSE_PERFECTNESS, strict))
     height, width = frame.gray.shape
     reach = hi + lo + 8  # the window holds every edge that a circle near the coarse one could use

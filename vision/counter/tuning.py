@@ -215,8 +215,10 @@ class Tuning:
     DISC_COARSE_PERFECTNESS: float = 0.5
     DISC_COARSE_MIN_PLAIN: float = 0.5
     # A polished coin leaning on cubes mirrors them: its face is neither plain nor one colour, but
-    # its outline is a smooth ellipse that the circle search finds nearly perfect. Set on the tuning
-    # renders (see docs/counter-figures.md, *A coin leaning on cubes*).
+    # its outline is a smooth ellipse that the circle search finds nearly perfect: the coarse circles
+    # whose middle is not plain are searched at full scale at this bar, down to this radius (a
+    # leaning coin is narrower one way). Set on the tuning renders (docs/counter.md, *A coin leaning
+    # on the pile*): no clean scene there has such a circle at 0.75, the leaning coin is found at 0.9.
     DISC_ANY_FACE_PERFECTNESS: float = 0.85
     DISC_LEANING_MIN_RADIUS_MM: float = 7.7
     # A courtier lying on its side (vision.counter.lying), measured whole. On the tuning renders
