@@ -1,6 +1,7 @@
 """Guards: what makes a frame unusable rather than counted -- a hand over the walls, something
-large of no colour (a coin, a finger), a flat disc the size of a coin that looks like the plate,
-a round patch of a cube colour wider than any face."""
+large of no colour (a coin, a finger), a flat disc the size of a coin that looks like the plate or,
+leaning on cubes, mirrors them (its outline a nearly perfect circle), a round patch of a cube colour
+wider than any face."""
 
 from __future__ import annotations
 
@@ -84,8 +85,8 @@ def dimmed_tint(prep: Prepared, lightness: Any, chroma: float) -> Any:
 
 def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -> list[Detection]:
     """Coins: circles 17-22 mm across (:func:`coin_sized_circles`) whose inside is mostly of no
-    cube's colour and evenly lit (:func:`is_plain_disc`), and circles whose outline is nearly
-    perfect, whatever their inside. A nickel (or a pale brass) coin lying flat under the ring light
+    cube's colour and evenly lit (:func:`is_plain_disc`), and circles 15-22 mm across whose middle
+    is not plain but whose outline is nearly perfect. A nickel (or a pale brass) coin lying flat under the ring light
     is about as bright and grey as the plate, so the classifier takes its face for the plate and
     :func:`colourless_objects` never sees it; its dark rim or its shadow then reads as a sliver of
     a black cube, or it hides part of a cube. A polished coin leaning on cubes mirrors them instead:
@@ -104,6 +105,7 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
 
 
 def _disc_outline(x: float, y: float, r: float) -> NDArray[Any]:
+    """A found circle's outline (tray-view pixels), for its detection on the annotated photo."""
     return np.asarray(cv2.ellipse2Poly((int(round(x)), int(round(y))), (int(r), int(r)), 0, 0, 360, 10))
 
 
@@ -112,9 +114,11 @@ def coin_sized_circles(prep: Prepared, frame: Frame, perfectness: float | None =
     """Circles the size of a coin in the grey tray view, ``(x, y, radius)`` in its pixels (OpenCV's
     ``HOUGH_GRADIENT_ALT``), in two lists: those 17-22 mm across whose middle may be a coin's
     face lying flat (mostly of no cube colour), found at ``perfectness`` (0..1,
-    ``DISC_PERFECTNESS`` unless given); and those of any middle whose outline is nearly perfect
-    (``DISC_ANY_FACE_PERFECTNESS``), their radius down to ``DISC_LEANING_MIN_RADIUS_MM`` (a
-    leaning coin is seen as an ellipse, narrower one way than it is).
+    ``DISC_PERFECTNESS`` unless given); and those whose middle is not plain but whose outline is
+    nearly perfect (``DISC_ANY_FACE_PERFECTNESS``), their radius down to
+    ``DISC_LEANING_MIN_RADIUS_MM`` (a leaning coin is seen as an ellipse, narrower one way than it
+    is). A leaning coin whose middle mirrors the plate goes the flat coin's way, and is refused only
+    if its inside passes :func:`is_plain_disc`.
 
     The search over the whole view costs 3-4 ms on a pile, where cube edges give it many circles
     to weigh. It is made in two steps: a coarse one on the view scaled by ``DISC_COARSE_SCALE``,
@@ -140,10 +144,14 @@ def coin_sized_circles(prep: Prepared, frame: Frame, perfectness: float | None =
         flat = plain_share_in_disc(frame.labels, (int(x), int(y)), lo // 2) >= t.DISC_COARSE_MIN_PLAIN
         x0, y0 = max(int(x - reach), 0), max(int(y - reach), 0)
         x1, y1 = min(int(x + reach) + 1, width), min(int(y + reach) + 1, height)
-        radii, bar, found = ((lo, hi), strict, plain) if flat else ((leaning_lo, hi), t.DISC_ANY_FACE_PERFECTNESS, perfect)
+        if flat:
+            radii, bar, found = (lo, hi), strict, plain
+        else:
+            radii, bar, found = (leaning_lo, hi), t.DISC_ANY_FACE_PERFECTNESS, perfect
         for fx, fy, fr in circles(frame.gray[y0:y1, x0:x1], radii, t.DISC_EDGE_THRESHOLD, bar):
             circle = (fx + x0, fy + y0, fr)
-            if all(np.hypot(circle[0] - f[0], circle[1] - f[1]) > 3 for f in found):  # windows overlap
+            # windows overlap, and one coin may give a coarse circle of either kind: one circle each
+            if all(np.hypot(circle[0] - f[0], circle[1] - f[1]) > 3 for f in plain + perfect):
                 found.append(circle)
     return plain, perfect
 

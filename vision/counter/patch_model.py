@@ -49,7 +49,7 @@ def outline(core: Core) -> list[float]:
     solidity = area / max(float(cv2.contourArea(contour[hull.ravel()])), 1.0)
     compact = float(cv2.arcLength(contour, True)) ** 2 / area
     deepest, notches = 0.0, 0
-    if len(contour) > 3 and len(hull) > 3:
+    if len(hull) > 3:
         try:
             defects = cv2.convexityDefects(contour, np.sort(hull, axis=0))
         except cv2.error:  # a self-touching outline: no notches measured

@@ -206,8 +206,9 @@ class Tuning:
     DISC_MIN_MIDDLE_PLAIN_SHARE: float = 0.8
     DISC_MAX_SHADING: float = 0.2
     # The circle search runs first on the grey view scaled by DISC_COARSE_SCALE with a looser
-    # perfectness, then at full scale only around the circles found whose middle (half the smallest
-    # radius) is at least DISC_COARSE_MIN_PLAIN of no cube colour: a coin's middle is 0.9-1.0. Set
+    # perfectness, then at full scale around the circles found: at DISC_PERFECTNESS where the middle
+    # (half the smallest radius) is at least DISC_COARSE_MIN_PLAIN of no cube colour, as a flat
+    # coin's is (0.9-1.0); elsewhere at DISC_ANY_FACE_PERFECTNESS (a coin leaning on cubes). Set
     # on 322 tuning scenes (23 of them with a coin refused): the same plain discs as one full-scale
     # search (within 3 px), in about half its time; at half scale the coin among cubes of the shared
     # scene t0059 is lost.
