@@ -86,18 +86,20 @@ def dimmed_tint(prep: Prepared, lightness: Any, chroma: float) -> Any:
 def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -> list[Detection]:
     """Coins: circles 17-22 mm across (:func:`coin_sized_circles`) whose inside is mostly of no
     cube's colour and evenly lit (:func:`is_plain_disc`), and circles 15-22 mm across whose middle
-    is not plain but whose outline is nearly perfect. A nickel (or a pale brass) coin lying flat under the ring light
-    is about as bright and grey as the plate, so the classifier takes its face for the plate and
-    :func:`colourless_objects` never sees it; its dark rim or its shadow then reads as a sliver of
-    a black cube, or it hides part of a cube. A polished coin leaning on cubes mirrors them instead:
-    its face takes their colours (a tuning render's nickel coin read half red and half black, and
-    the black half was counted as a cube), but its outline stays a smooth, nearly perfect ellipse,
-    which no cube, pile or courtier draws at that size (``DISC_ANY_FACE_PERFECTNESS``)."""
+    is not plain but whose outline is nearly perfect. A nickel (or a pale brass) coin lying flat
+    under the ring light is about as bright and grey as the plate, so the classifier takes its face
+    for the plate and :func:`colourless_objects` never sees it; its dark rim or its shadow then
+    reads as a sliver of a black cube, or it hides part of a cube. A polished coin leaning on cubes
+    mirrors them instead: its face takes their colours (a tuning render's nickel coin read half red
+    and half black, and the black half was counted as a cube), but its outline stays a smooth,
+    nearly perfect ellipse, which no cube, pile or courtier draws at that size
+    (``DISC_ANY_FACE_PERFECTNESS``)."""
     plain, perfect = coin_sized_circles(prep, frame, perfectness)
     pending: list[tuple[str, str | None, NDArray[Any], int, float, str | None]] = []
     for x, y, r in plain:
         if is_plain_disc(prep, frame, (x, y), r):
-            pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0, f"a flat disc {2 * r / PPM:.0f} mm across"))
+            pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0,
+                            f"a flat disc {2 * r / PPM:.0f} mm across"))
     for x, y, r in perfect:
         pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0,
                         f"a round object {2 * r / PPM:.0f} mm across with a near-perfect outline"))
