@@ -97,12 +97,13 @@ def declared_held_out(seed: int) -> bool:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, required=True, help="the renderer's master seed")
-    ap.add_argument("--n-test", type=int, default=30, help="test scenes in the renderer's mix")
+    ap.add_argument("--n-test", type=int, default=30, help="test scenes in the renderer's mix (at least 11)")
     ap.add_argument("--cubes", help="LO,HI: cubes per scene from LO..HI instead of the mix (piles: 30,45)")
     ap.add_argument("--data", type=Path, required=True, help="output folder (test/ is made in it)")
     ap.add_argument("--twins", type=int, default=0, help="shaken twins of every clean scene (0-3)")
     ap.add_argument("--spread", action="store_true", help="every scene spread in one layer, clean")
     ap.add_argument("--foreign", default="", help="coin,finger: every scene given one of these, in turn")
+    ap.add_argument("--only", default="", help="comma-separated name prefixes to render (test/t0007 and its twins)")
     args = ap.parse_args(argv)
     if not (RENDERER / "render.py").is_file():
         print(f"the renderer is not at {RENDERER}", file=sys.stderr)
@@ -121,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2
+    if args.only:
+        todo = [spec for spec in todo if spec["name"].startswith(tuple(args.only.split(",")))]
     print(f"seed {args.seed} is {'declared held out' if declared_held_out(args.seed) else 'NOT declared held out: tuning only'};"
           f" {len(todo)} images to {args.data}", flush=True)
     (args.data / "test").mkdir(parents=True, exist_ok=True)
