@@ -330,11 +330,17 @@ def station_summary(rows: list[Scored]) -> list[str]:
     wrong = sum(not r.station_right for r in acts)
     twins = [r for r in rows if r.twins_read]
     again = [r for r in rows if r.twins_read > 1]
+    clean = [r for r in rows if not r.foreign]
+    clean_acts = sum(r.station == "acts" for r in clean)
     return [
         f"station gate (the read, the break-beam at clump {DEFAULT_BEAM_CLUMP}, no tower ledger): "
         f"acts without asking {len(acts)}/{n} ({100 * len(acts) / n:.1f} %), wrong {wrong}; "
         f"asks the host {sum(r.station == 'asks' for r in rows)}; a cube left hidden after shaking "
         f"{sum(r.station == 'shakes' for r in rows)}; refuses {sum(r.station == 'refuses' for r in rows)}",
+        # a tray with a coin or a finger is refused or asked about, as it should be: the share the
+        # gate could reach is the clean trays'
+        *([f"  on the clean trays: acts without asking {clean_acts}/{len(clean)} ({100 * clean_acts / len(clean):.1f} %)"]
+          if clean and len(clean) < n else []),
         *([f"  shook the tray and read its shaken twin on {len(twins)}: then acts on "
            f"{sum(r.station == 'acts' for r in twins)}, wrong {sum(r.station == 'acts' and not r.station_right for r in twins)}"]
           if twins else []),
