@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "heldout_counter.py"
+from bench_scripts import load
 
 
 def _bench() -> Any:
-    spec = importlib.util.spec_from_file_location("heldout_counter", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    return load("heldout_counter")
 
 
 def _row(bench: Any, name: str, station: str, *, foreign: bool = False, right: bool = True) -> Any:

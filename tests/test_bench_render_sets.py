@@ -3,22 +3,15 @@ renderer's own scenes, made without Blender (the renderer itself is not needed t
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "render_sets.py"
+from bench_scripts import load
 
 
 def _bench() -> Any:
-    spec = importlib.util.spec_from_file_location("render_sets", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("render_sets")
 
 
 def _specs() -> list[dict[str, Any]]:

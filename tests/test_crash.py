@@ -4,21 +4,16 @@ device itself (bench/bench_crash.py runs 100 kills per station; this is the shor
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from bench_scripts import load
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench_crash.py"
 
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("bench_crash", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _bench() -> ModuleType:
+    return load("bench_crash")
 
 
 @pytest.mark.slow

@@ -260,12 +260,9 @@ def test_soak_against_micropython_bounded() -> None:
 def test_the_firmware_survives_twenty_thousand_events_in_a_pico_sized_heap() -> None:
     """Issue 14, must-show 4, shortened (bench/bench_firmware_soak.py runs 100,000): every command
     answered, the heap in use flat, the event ring at its fixed size, the saved count right."""
-    import importlib.util
+    from bench_scripts import load
 
-    spec = importlib.util.spec_from_file_location("bench_firmware_soak", FIRMWARE.parent / "bench" / "bench_firmware_soak.py")
-    assert spec and spec.loader
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load("bench_firmware_soak")
     figures = bench.run_firmware_soak(20_000, heap="160k", seed=3)
     assert figures["problems"] == [], figures
     assert figures["events"] >= 20_000 and figures["ring"] == 64

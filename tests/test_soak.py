@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
-
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench_soak.py"
+from bench_scripts import load
 
 
 @pytest.mark.slow
 def test_five_hundred_battles_conserve_every_colour(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("bench_soak", BENCH)
-    assert spec and spec.loader
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load("bench_soak")
     f = bench.soak(tmp_path, 500, seed=11)
     assert f["problems"] == []
     assert f["battles"] == 500 and f["checked"] == 500 and f["releases"] == 501 == f["released_drops"]

@@ -219,15 +219,11 @@ def test_the_fitting_script_refuses_a_cache_matched_the_other_way(tmp_path: Path
 
 def test_the_fitting_script_refuses_every_seed_the_bench_holds_out(tmp_path: Path) -> None:
     """Each render seed the bench reports on as held out is one the fitting script will not tune on."""
-    import importlib.util
+    from bench_scripts import load
 
     from calibration.fit_counter_doubt import tuning_scenes
 
-    path = Path(__file__).resolve().parent.parent / "bench" / "heldout.py"
-    spec = importlib.util.spec_from_file_location("bench_heldout", path)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load("heldout")
     assert {2026, 4711, 4712} <= set(bench.HELD_OUT_RENDER_SEEDS)
     (tmp_path / "test").mkdir()
     for seed in bench.HELD_OUT_RENDER_SEEDS:
