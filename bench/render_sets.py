@@ -18,9 +18,10 @@ the seed is. Calibration shots are not rendered: the set's ``calibration/`` link
 was read.
 
 It runs under the renderer's own Python (its README: a Python 3.11 venv with ``bpy``), not the
-project's, in the background::
+project's, in the background. Made in the checkout as ``.blender-venv`` and rendering to
+``.renders/`` (both ignored by git), the venv and the sets stay with the checkout::
 
-    /tmp/blender-venv/bin/python bench/render_sets.py --seed 4730 --n-test 30 --data /tmp/r4730 --twins 2
+    .blender-venv/bin/python bench/render_sets.py --seed 4730 --n-test 30 --data .renders/r4730 --twins 2
 
 An image already rendered (its ``.jpg`` and ``.json``) is skipped, so a stopped run resumes.
 """
