@@ -8,8 +8,8 @@ much: ``P(delta | kind)`` for delta in -2..+2 cubes (``doubt_model.json``, writt
 (Poisson). A colour's possible counts are its count plus the sum of its patches' deltas and the
 missed cubes; the frame is right with the product of each colour's most probable count's
 probability. ``trusted`` is that product at or above ``trust_p``, set on the tuning renders so
-that no trusted reading there was wrong (with a margin); a colour whose runner-up count has at
-least ``doubt_min`` goes into ``alternatives``.
+that no trusted reading there was wrong (with a margin); a colour whose counts other than the
+likeliest have together at least ``doubt_min`` goes into ``alternatives``.
 """
 
 from __future__ import annotations
