@@ -147,6 +147,9 @@ class Scored:
     first_ms: float = float("nan")  # CPU of the scene's first count (its markers searched for anew)
     station: str = ""  # what the drop cycle's gate does with this one read: acts, asks, shakes, refuses
     station_right: bool = False  # where it acts: the counts it acts on are right
+    # where it acts wrongly: whether the cubes were right all the same (a courtier misread; the
+    # battle is resolved from the cubes alone, and courtiers never go into the tower by the rules)
+    station_cubes_right: bool = False
     set: str = ""  # the render set it belongs to (several may be read in one run)
     twins_read: int = 0  # how many of the scene's shaken twins it read (one per shake, as far as the set has them)
     # where the scene has two shaken twins, both read alone: (they read alike, how many are right,
@@ -187,15 +190,16 @@ class _BenchTray:
 
 
 def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
-                 twins: list[tuple[dict, TrayReading]] | None = None) -> tuple[str, bool, int]:
+                 twins: list[tuple[dict, TrayReading]] | None = None) -> tuple[str, bool, int, bool]:
     """The drop cycle's own gate (``controller.rereads.read_verified``: reads, shakes where a still
     tray cannot settle a doubt, reads again) on this scene, with the beam's count simulated from the
     scene's cubes and no tower ledger (only the game's cube supply bounds a colour): ``acts`` (no
     doubt left: the counts are used without asking, reconciled or trusted), ``shakes`` (a cube still
     lies hidden after the shakes a bench can simulate), ``asks`` (the host is asked) or ``refuses``
-    (the frame is unusable); whether what it acts on is right; how many shaken twins it read."""
+    (the frame is unusable); whether what it acts on is right; how many shaken twins it read; and
+    whether its cubes are right (they may be where a courtier was misread)."""
     if not reading.usable:
-        return "refuses", False, 0
+        return "refuses", False, 0, False
     twins = twins or []
     beam = simulated_beam(sum(int(n) for n in meta["cubes"].values()), clump, name)
     tray = _BenchTray(reading, [r for _, r in twins], beam)
@@ -204,10 +208,10 @@ def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
     if not verified.doubts:  # what it acts on is scored as a reading is (score's rule, on these counts)
         seen_meta = twins[used - 1][0] if used else meta  # the tray the last read saw
         acted = score(seen_meta, replace(verified.observation, cubes=dict(verified.counts)), float("nan"), name, (0, 0))
-        return "acts", acted.right, used
+        return "acts", acted.right, used, acted.outside == 0
     rec = verified.reconciliation
     hidden = rec.beam_too_high if rec is not None else beam > sum(verified.observation.cubes.values())
-    return ("shakes" if hidden else "asks"), False, used
+    return ("shakes" if hidden else "asks"), False, used, False
 
 
 def is_trusted(reading: TrayReading) -> bool:
@@ -286,7 +290,7 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
                 break
             counter.prepared.locator.forget()
             twins.append((json.loads(twin_image.with_suffix(".json").read_text()), counter.count(read_image(twin_image))))
-        scored.station, scored.station_right, scored.twins_read = station_gate(
+        scored.station, scored.station_right, scored.twins_read, scored.station_cubes_right = station_gate(
             meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twins)
         if len(twins) == 2 and all(r.usable for _, r in twins):
             scores = [score(m, r, float("nan"), image.stem, (0, 0)) for m, r in twins]
@@ -334,7 +338,9 @@ def station_summary(rows: list[Scored]) -> list[str]:
     clean_acts = sum(r.station == "acts" for r in clean)
     return [
         f"station gate (the read, the break-beam at clump {DEFAULT_BEAM_CLUMP}, no tower ledger): "
-        f"acts without asking {len(acts)}/{n} ({100 * len(acts) / n:.1f} %), wrong {wrong}; "
+        f"acts without asking {len(acts)}/{n} ({100 * len(acts) / n:.1f} %), wrong {wrong}"
+        + (f" (a courtier only, the cubes right: {sum(not r.station_right and r.station_cubes_right for r in acts)})"
+           if wrong else "") + "; "
         f"asks the host {sum(r.station == 'asks' for r in rows)}; a cube left hidden after shaking "
         f"{sum(r.station == 'shakes' for r in rows)}; refuses {sum(r.station == 'refuses' for r in rows)}",
         # a tray with a coin or a finger is refused or asked about, as it should be: the share the

@@ -26,3 +26,25 @@ def test_the_gate_is_also_given_on_the_clean_trays_where_a_set_has_foreign_objec
     assert lines[1] == "  on the clean trays: acts without asking 2/3 (66.7 %)"
     clean_only = bench.station_summary(rows[:3])
     assert not any("clean trays" in line for line in clean_only)  # the first line says it already
+
+
+def _meta(cubes: dict[str, int], courtiers: dict[str, int]) -> dict[str, Any]:
+    return {"cubes": cubes, "visible_cubes": cubes, "courtiers": courtiers, "visible_courtiers": courtiers}
+
+
+def test_the_gate_acting_on_a_reading_that_missed_a_courtier_is_wrong_with_its_cubes_right() -> None:
+    """Courtiers never go into the tower and the battle is resolved from the cubes: a trusted read
+    that missed a courtier is acted on wrongly, but the battle is right, and the summary says so."""
+    from vision.reading import TrayReading
+
+    bench = _bench()
+    meta = _meta({"red": 3, "blue": 2}, {"purple": 1})
+    missed_courtier = TrayReading(cubes={"red": 3, "blue": 2}, courtiers={"purple": 0})
+    assert bench.station_gate(meta, missed_courtier, "t1", 0.0) == ("acts", False, 0, True)
+    one_cube_short = TrayReading(cubes={"red": 2, "blue": 2}, courtiers={"purple": 1})
+    # the beam (no clumps) counted 5 where 4 are seen: a cube hidden, nothing acted on
+    assert bench.station_gate(meta, one_cube_short, "t2", 0.0) == ("shakes", False, 0, False)
+    rows = [_row(bench, "t1", "acts", right=False), _row(bench, "t3", "acts")]
+    rows[0].station_cubes_right = True
+    assert "wrong 1 (a courtier only, the cubes right: 1); asks" in bench.station_summary(rows)[0]
+    assert "wrong 0; asks" in bench.station_summary(rows[1:])[0]
