@@ -24,7 +24,9 @@ fresh ``--data`` folder) and prints:
   in one layer: rendered by a copy of the renderer's shaken placement), and after a second shake
   ``tNNNNs2.jpg`` (spread anew, a new capture), else the same read again (a bench cannot move the
   cubes). Printed: scenes acted on without asking (and how many of those wrongly), asked, a cube
-  left hidden, refused; and where twins were read, how often and with what outcome.
+  left hidden, refused (and of the wrong acts, those with every cube right and a courtier misread);
+  where twins were read, how often and with what outcome; and every twin read alone (how a spread
+  tray reads).
 
 Usage::
 
@@ -103,7 +105,7 @@ import re
 import statistics
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -155,6 +157,8 @@ class Scored:
     # where the scene has two shaken twins, both read alone: (they read alike, how many are right,
     # how many are trusted); two looks at the same cubes, for how far their errors go together
     twin_pair: tuple[bool, int, int] | None = None
+    # every shaken twin of the scene read alone: (right, trusted) each; how a spread tray reads
+    twins_alone: list[tuple[bool, bool]] = field(default_factory=list)
 
 
 def simulated_beam(total: int, clump: float, name: str) -> int:
@@ -292,6 +296,8 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
             twins.append((json.loads(twin_image.with_suffix(".json").read_text()), counter.count(read_image(twin_image))))
         scored.station, scored.station_right, scored.twins_read, scored.station_cubes_right = station_gate(
             meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twins)
+        scored.twins_alone = [(t.right, t.trusted) for t in (score(m, r, float("nan"), image.stem, (0, 0))
+                                                             for m, r in twins)]
         if len(twins) == 2 and all(r.usable for _, r in twins):
             scores = [score(m, r, float("nan"), image.stem, (0, 0)) for m, r in twins]
             scored.twin_pair = (twins[0][1].cubes == twins[1][1].cubes, sum(t.right for t in scores),
@@ -353,8 +359,18 @@ def station_summary(rows: list[Scored]) -> list[str]:
         *([f"  shook it again and read its second shaken twin on {len(again)}: then acts on "
            f"{sum(r.station == 'acts' for r in again)}, wrong {sum(r.station == 'acts' and not r.station_right for r in again)}"]
           if again else []),
+        *twins_alone(rows),
         *twin_pairs(rows),
     ]
+
+
+def twins_alone(rows: list[Scored]) -> list[str]:
+    """How the shaken twins read, each alone: the spread trays the reads after a shake see."""
+    alone = [t for r in rows for t in r.twins_alone]
+    if not alone:
+        return []
+    return [f"  every shaken twin read alone: {len(alone)}; right {sum(right for right, _ in alone)}, trusted "
+            f"{sum(trusted for _, trusted in alone)}, wrong but trusted {sum(trusted and not right for right, trusted in alone)}"]
 
 
 def twin_pairs(rows: list[Scored]) -> list[str]:

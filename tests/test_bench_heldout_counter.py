@@ -48,3 +48,13 @@ def test_the_gate_acting_on_a_reading_that_missed_a_courtier_is_wrong_with_its_c
     rows[0].station_cubes_right = True
     assert "wrong 1 (a courtier only, the cubes right: 1); asks" in bench.station_summary(rows)[0]
     assert "wrong 0; asks" in bench.station_summary(rows[1:])[0]
+
+
+def test_every_shaken_twin_read_alone_is_summed_where_a_set_has_twins() -> None:
+    bench = _bench()
+    rows = [_row(bench, "t1", "acts"), _row(bench, "t2", "asks"), _row(bench, "t3", "acts")]
+    rows[0].twins_alone = [(True, True), (True, False)]
+    rows[1].twins_alone = [(False, True), (True, True)]
+    assert ("  every shaken twin read alone: 4; right 3, trusted 3, wrong but trusted 1"
+            in bench.station_summary(rows))
+    assert not any("read alone: " in line and "every" in line for line in bench.station_summary(rows[2:]))
