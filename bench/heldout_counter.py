@@ -296,10 +296,9 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
             twins.append((json.loads(twin_image.with_suffix(".json").read_text()), counter.count(read_image(twin_image))))
         scored.station, scored.station_right, scored.twins_read, scored.station_cubes_right = station_gate(
             meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twins)
-        scored.twins_alone = [(t.right, t.trusted) for t in (score(m, r, float("nan"), image.stem, (0, 0))
-                                                             for m, r in twins)]
+        scores = [score(m, r, float("nan"), image.stem, (0, 0)) for m, r in twins]  # each twin read alone
+        scored.twins_alone = [(t.right, t.trusted) for t in scores]
         if len(twins) == 2 and all(r.usable for _, r in twins):
-            scores = [score(m, r, float("nan"), image.stem, (0, 0)) for m, r in twins]
             scored.twin_pair = (twins[0][1].cubes == twins[1][1].cubes, sum(t.right for t in scores),
                                 sum(t.trusted for t in scores))
         out.append(scored)
