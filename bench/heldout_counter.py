@@ -107,6 +107,7 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 
@@ -193,17 +194,25 @@ class _BenchTray:
         self.shakes += 1
 
 
+class GateOutcome(NamedTuple):
+    """What the station's gate did with one scene (:func:`station_gate`)."""
+
+    station: str  # acts, shakes, asks or refuses
+    right: bool  # where it acts: what it acts on is right (courtiers included)
+    twins_read: int  # how many shaken twins it read
+    cubes_right: bool  # where it acts: the cubes are right (they may be where a courtier was misread)
+
+
 def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
-                 twins: list[tuple[dict, TrayReading]] | None = None) -> tuple[str, bool, int, bool]:
+                 twins: list[tuple[dict, TrayReading]] | None = None) -> GateOutcome:
     """The drop cycle's own gate (``controller.rereads.read_verified``: reads, shakes where a still
     tray cannot settle a doubt, reads again) on this scene, with the beam's count simulated from the
     scene's cubes and no tower ledger (only the game's cube supply bounds a colour): ``acts`` (no
     doubt left: the counts are used without asking, reconciled or trusted), ``shakes`` (a cube still
     lies hidden after the shakes a bench can simulate), ``asks`` (the host is asked) or ``refuses``
-    (the frame is unusable); whether what it acts on is right; how many shaken twins it read; and
-    whether its cubes are right (they may be where a courtier was misread)."""
+    (the frame is unusable), with what it acts on scored (:class:`GateOutcome`)."""
     if not reading.usable:
-        return "refuses", False, 0, False
+        return GateOutcome("refuses", False, 0, False)
     twins = twins or []
     beam = simulated_beam(sum(int(n) for n in meta["cubes"].values()), clump, name)
     tray = _BenchTray(reading, [r for _, r in twins], beam)
@@ -212,10 +221,10 @@ def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
     if not verified.doubts:  # what it acts on is scored as a reading is (score's rule, on these counts)
         seen_meta = twins[used - 1][0] if used else meta  # the tray the last read saw
         acted = score(seen_meta, replace(verified.observation, cubes=dict(verified.counts)), float("nan"), name, (0, 0))
-        return "acts", acted.right, used, acted.outside == 0
+        return GateOutcome("acts", acted.right, used, acted.outside == 0)
     rec = verified.reconciliation
     hidden = rec.beam_too_high if rec is not None else beam > sum(verified.observation.cubes.values())
-    return ("shakes" if hidden else "asks"), False, used, False
+    return GateOutcome("shakes" if hidden else "asks", False, used, False)
 
 
 def is_trusted(reading: TrayReading) -> bool:
