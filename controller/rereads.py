@@ -4,9 +4,11 @@ Each read is judged by :func:`controller.verify.assess`. A doubt a still tray ke
 own "6 or 7", a cube hidden in the pile) has the tray shaken at once with the tray board's
 vibration motor, where there is one, and read again: a spread tray is the kind the counter reads
 best, and reading a pile again where it lies reads the same. A read after such a shake is used
-only where the reads before it allowed it too. One still unsure alone is used where it and the
-read before it, the tray shaken between them, together leave no real doubt (:func:`joined`);
-else the tray is shaken once more and read a third time. Other doubts (a hand that may have moved
+only where the reads before it allowed it too, or where all the reads together, joined by their
+likelihoods, make one tray content sure (:func:`join_reads`: a pile read may rightly have missed a
+cube that lay hidden). One still unsure alone is used where it and the reads before it, the tray
+shaken between them, together leave no real doubt (:func:`joined`); else the tray is shaken once
+more and read a third time. Other doubts (a hand that may have moved
 away, a cube still settling) are read again as the tray lies, then after a shake. What is still in
 doubt after that is the host's, asked only about the colours in doubt where that is all that is
 open (``docs/controller.md``, *Shaking before asking*).
@@ -16,8 +18,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+from controller.joining import joint_chances
 from controller.verify import (
     Assessment,
     Reconciliation,
@@ -34,11 +37,13 @@ from vision.reading import TrayReading
 MAX_READS = 3
 #: How long the vibration motor runs to spread a pile before the tray is read again.
 SHAKE_SECONDS = 0.5
-#: Two reads, before and after a shake, settle a combination without the host only where together
-#: they leave it at least this probable. A read settled by the beam and the ledger alone needs 99 %
-#: of its alternatives' weight and at most 9 % left out of them (``controller.verify``), about 90 %
-#: in all; this asks more, because it takes the two reads' errors as independent, which only a
-#: tray that really moved between them makes plausible.
+#: Reads before and after shaking settle a tray content without the host only where, joined by
+#: their likelihoods (:mod:`controller.joining`), they leave it at least this probable. A read
+#: settled by the beam and the ledger alone needs 99 % of its alternatives' weight and at most 9 %
+#: left out of them (``controller.verify``), about 90 % in all; this asks more, because it takes
+#: the reads' errors as independent, which only a tray that really moved between them makes
+#: plausible. On the tuning piles with shaken twins (seeds 5404, 5405) every join of two to four
+#: reads at 95 % or more was the tray's content (``docs/counter-figures.md``).
 JOINT_BAR = 0.95
 #: A cube patch after the shake lies where the read before saw one of its colour when their
 #: centres are within this (mm): a read of the same cubes in the same places repeats the same errors.
@@ -48,9 +53,12 @@ UNMOVED_MM = 2.0
 UNMOVED_SHARE = 0.25
 
 
-#: A read unsure only of the counter's own counts, kept to hold later reads against: its assessment
-#: and what it saw.
-Witness = tuple[Assessment, TrayReading]
+class Witness(NamedTuple):
+    """A read unsure only of the counter's own counts, kept to hold later reads against."""
+
+    verdict: Assessment
+    reading: TrayReading
+    spread: bool  # read after a shake: a spread tray, which hides fewer cubes than a pile
 
 
 @dataclass
@@ -111,13 +119,15 @@ def contradicts(before: Assessment, counts: dict[str, int]) -> dict[str, list[in
 
 
 def checked_against(witnesses: list[Witness], after: Assessment, obs: TrayReading, beam: int | None,
-                    clump: float) -> Assessment:
+                    clump: float, dropped: dict[str, int], tower_before: dict[str, int] | None) -> Assessment:
     """A read after shaking that has no doubt of its own (``after``), held against the reads before
     it that were unsure only of the counter's own counts (``witnesses``, from the read before the
-    first shake on): used, with a note, where each allowed it; else a question about the colours
-    they disagree on (:func:`contradicts`), nothing used without the host."""
+    first shake on): used, with a note, where each allowed it; where they disagree (:func:`contradicts`),
+    the tray content all of them make sure together (:func:`join_reads`: a pile read may rightly
+    have missed a cube that lay hidden); else a question about the colours they disagree on,
+    nothing used without the host."""
     odd: dict[str, list[int]] = {}
-    for before, _ in witnesses:
+    for before, _, _ in witnesses:
         for colour, counts in contradicts(before, after.counts).items():
             odd[colour] = sorted(set(odd.get(colour, [])) | set(counts))
     if not odd:
@@ -126,6 +136,10 @@ def checked_against(witnesses: list[Witness], after: Assessment, obs: TrayReadin
                            + (first.doubts[0] if first.doubts else "its counter's doubt"))
         return after
     rec = after.reconciliation or Reconciliation("", [], beam, clump)
+    settled = join_reads(witnesses, obs, beam, clump, dropped, tower_before)
+    if settled is not None:
+        rec.cubes, rec.question, rec.reason = settled[0], {}, settled[1]
+        return Assessment([], dict(settled[0]), rec, [*after.notes, f"reconciled without asking: {rec.reason}"])
     rec.question, rec.cubes = odd, None
     rec.reason = ("the reads before and after shaking the tray disagree ("
                   + "; ".join(f"{' or '.join(map(str, n))} {colour}" for colour, n in odd.items()) + ")")
@@ -145,57 +159,50 @@ def unmoved_share(before: TrayReading, after: TrayReading) -> float | None:
     return still / len(now)
 
 
-def combination_chance(rec: Reconciliation, cubes: dict[str, int], whole: dict[str, int], cover: float,
-                       after_evidence: bool) -> float:
-    """P(the tray is ``whole``) by one read: its combination's share of the counter's weight (its
-    ``prior`` times what its alternatives cover, ``cover``), or after the beam and the ledger (its
-    ``posterior`` times what they leave to the alternatives, ``1 - left_out``); 0 where no
-    combination of the read is ``whole``. ``cubes``: the read's own counts, which a combination
-    completes."""
-    for c in rec.candidates:
-        if c["out"] is None and {**cubes, **c["counts"]} == whole:
-            return float(c["posterior"]) * (1.0 - rec.left_out) if after_evidence else float(c["prior"]) * cover
-    return 0.0
+def join_reads(witnesses: list[Witness], obs: TrayReading, beam: int | None, clump: float,
+               dropped: dict[str, int], tower_before: dict[str, int] | None) -> tuple[dict[str, int], str] | None:
+    """The tray content the reads since the first shake's (``witnesses``, then ``obs``) make at
+    least :data:`JOINT_BAR` probable together, joined by their likelihoods
+    (:func:`controller.joining.joint_chances`), with the reason to record; None where none does, or
+    where the tray did not visibly move before ``obs`` (:func:`unmoved_share`: a read of the same
+    cubes in the same places repeats the same errors), or where fewer cubes of a colour than
+    ``obs`` read may mean a courtier was taken for a cube (:func:`courtiers_in_doubt`).
 
-
-def joined(witnesses: list[Witness], after: Assessment, obs: TrayReading) -> Assessment:
-    """A read after shaking that is still unsure alone (only the counter's question open), held
-    with the read just before it: its likeliest combination is used without the host where the two
-    together make it at least :data:`JOINT_BAR` probable, and every earlier read unsure only of its
-    counts (``witnesses``) allowed it; else ``after`` is returned as it is.
-
-    Two reads of a tray that moved between them err apart: the pile's doubts (a cube partly under
-    another, touching faces) are gone from the spread tray, and a spread tray shaken again puts
-    every cube somewhere new. Taking the two reads' errors as independent, ``p = p1 p2 / (p1 p2 +
-    (1 - p1)(1 - p2))``: the chance both are right over the chance they agree, with each read's
-    error all on one and the same rival (the worst case for the combination). The beam's evidence
-    is counted once, in the later read (``p2``); ``p1`` is the earlier read's counter alone. Only
-    where the tray visibly moved (:func:`unmoved_share`) are they two looks. The two are the last
-    two, fixed beforehand: no choosing, after the fact, the pair that agrees best."""
-    rec = after.reconciliation
-    if rec is None or rec.best is None or rec.beam_too_high or not witnesses:
-        return after
-    still = unmoved_share(witnesses[-1][1], obs)
+    Every read from the one before the first shake on is joined, fixed beforehand: no choosing,
+    after the fact, the reads that agree best."""
+    still = unmoved_share(witnesses[-1].reading, obs)
     if still is None or still > UNMOVED_SHARE:
+        return None
+    reads = [w.reading for w in witnesses] + [obs]
+    chances = joint_chances(reads, beam, clump, dropped, tower_before, [w.spread for w in witnesses] + [True])
+    if not chances or chances[0][0] < JOINT_BAR:
+        return None
+    share, whole = chances[0]
+    if courtiers_in_doubt(obs, whole):
+        return None
+    differ = sorted(c for c in whole if len({r.cubes.get(c, 0) for r in reads} | {whole[c]}) > 1
+                    or any(r.alternatives.get(c) for r in reads))
+    sights = "; ".join(f"{', '.join(str(r.cubes.get(c, 0)) for r in reads)} {c}" for c in differ)
+    runner_up = f", the next likeliest {chances[1][0]:.1%}" if len(chances) > 1 else ""
+    reason = (f"read as {combination_text({c: n for c, n in whole.items() if n})} by the {len(reads)} reads "
+              f"together, the tray shaken between them ({share:.1%}{runner_up}; the reads saw {sights or 'the same'}; "
+              f"{still:.0%} of the cubes unmoved by the last shake)")
+    return whole, reason
+
+
+def joined(witnesses: list[Witness], after: Assessment, obs: TrayReading, dropped: dict[str, int],
+           tower_before: dict[str, int] | None) -> Assessment:
+    """A read after shaking that is still unsure alone (only the counter's question open), joined
+    with the reads before it (:func:`join_reads`): the tray content they make sure together is used
+    without the host; else ``after`` is returned as it is."""
+    rec = after.reconciliation
+    if rec is None or rec.beam_too_high or not witnesses:
         return after
-    whole = dict(rec.best)
-    # each earlier read's chance of it, the last of them p1
-    chances = [combination_chance(w.reconciliation, o.cubes, whole, o.alternatives_cover, False)
-               if w.reconciliation is not None else 0.0 for w, o in witnesses]
-    if min(chances) <= 0.0:
-        return after  # a read before left this combination out: the reads disagree
-    p1 = chances[-1]
-    p2 = combination_chance(rec, obs.cubes, whole, obs.alternatives_cover, True)
-    if p2 <= 0.0 or courtiers_in_doubt(obs, whole):
+    settled = join_reads(witnesses, obs, rec.beam, rec.clump, dropped, tower_before)
+    if settled is None:
         return after
-    both = p1 * p2 / (p1 * p2 + (1.0 - p1) * (1.0 - p2))
-    if both < JOINT_BAR:
-        return after
-    rec.cubes, rec.question = whole, {}
-    rec.reason = (f"read as {combination_text({c: n for c, n in whole.items() if n})} by the last two reads "
-                  f"together, the tray shaken between them ({both:.1%}; {p1:.0%} by the read before the shake, "
-                  f"{p2:.0%} after it, {still:.0%} of the cubes unmoved)")
-    return Assessment([], whole, rec, [*after.notes, f"reconciled without asking: {rec.reason}"])
+    rec.cubes, rec.question, rec.reason = settled[0], {}, settled[1]
+    return Assessment([], dict(settled[0]), rec, [*after.notes, f"reconciled without asking: {rec.reason}"])
 
 
 def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
@@ -205,9 +212,9 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
 
     A doubt a still tray keeps (:func:`shaking_may_settle`) has the tray shaken at once, where
     there is a tray board, and read again; a read after shaking is used only where the reads before
-    it allowed it too (:func:`contradicts`), and one still unsure alone only where it and the read
-    before it together make its counts sure (:func:`joined`); else the tray is shaken once more
-    and read a last time. Other doubts are read again as the tray lies (a hand may have moved away,
+    it allowed it too (:func:`contradicts`) or all the reads together make one tray content sure
+    (:func:`join_reads`), and one still unsure alone only where it and the reads before it together
+    make its counts sure (:func:`joined`); else the tray is shaken once more and read a last time. Other doubts are read again as the tray lies (a hand may have moved away,
     a cube may have settled), then after a shake.
 
     ``funnel_left``: a callable returning what still lies in the funnel, where the station can see it."""
@@ -224,7 +231,7 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
     # the read before a shake meant to settle the counter's doubt, and each read after it still
     # unsure only of its counts
     witnesses: list[Witness] = []
-    shaken = False
+    shaken = obs_spread = False
     can_shake = board is not None
     for attempt in range(1, MAX_READS + 1):
         if can_shake and verdict is not None and (
@@ -235,7 +242,7 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
                 shaken = True
                 if not witnesses and only_the_counters_question(verdict):
                     assert obs is not None
-                    witnesses.append((verdict, obs))
+                    witnesses.append(Witness(verdict, obs, obs_spread))
             except OSError as exc:
                 attempts.append({"action": "vibrate", "error": str(exc)})
                 can_shake = False
@@ -244,14 +251,15 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
         if obs is not None:
             earlier.append(obs)
         obs = reader.read(f"{tag}-{attempt}" if attempt > 1 else tag)
+        obs_spread = shaken
         verdict = assess(obs, dropped, tower_before, beam, funnel_left() if funnel_left is not None else None,
                          clump=clump)
         if witnesses and not verdict.doubts:
-            verdict = checked_against(witnesses, verdict, obs, beam, clump)
+            verdict = checked_against(witnesses, verdict, obs, beam, clump, dropped, tower_before)
         elif witnesses and only_the_counters_question(verdict):
-            verdict = joined(witnesses, verdict, obs)
+            verdict = joined(witnesses, verdict, obs, dropped, tower_before)
             if verdict.doubts:
-                witnesses.append((verdict, obs))
+                witnesses.append(Witness(verdict, obs, obs_spread))
         entry: dict[str, Any] = {"read": attempt, "cubes": obs.to_record()["cubes"], "doubts": verdict.doubts}
         if verdict.reconciliation is not None:
             entry["reconciliation"] = verdict.reconciliation.as_dict()

@@ -1,0 +1,74 @@
+"""Reads of one tray joined by their likelihoods (``controller.joining``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.joining import FLOOR, joint_chances, named_counts, sight_chance
+from vision.reading import TrayReading
+
+
+def _read(cubes: dict[str, int], alternatives: dict[str, list[tuple[int, float]]] | None = None,
+          cover: float = 1.0) -> TrayReading:
+    return TrayReading(cubes=cubes, trusted=not alternatives, alternatives=alternatives or {}, alternatives_cover=cover)
+
+
+def test_a_colour_not_in_doubt_names_its_count_alone() -> None:
+    read = _read({"red": 6, "blue": 3}, {"blue": [(3, 0.7), (4, 0.3)]})
+    assert named_counts(read, "red") == {6: 1.0}
+    assert named_counts(read, "blue") == {3: 0.7, 4: 0.3}
+    assert named_counts(read, "green") == {0: 1.0}
+
+
+def test_a_cube_more_in_the_tray_may_lie_hidden_more_so_in_a_full_tray() -> None:
+    """A read sure of 6 red leaves 7 red in the tray possible, as a hidden cube: likelier where the
+    read saw 40 cubes than where it saw 8; a cube fewer than it saw has only the floor."""
+    small = _read({"red": 6, "blue": 2})
+    full = _read({"red": 6, "blue": 34})
+    assert sight_chance(small, "red", 6) == pytest.approx(sight_chance(full, "red", 6), rel=0.2)
+    assert FLOOR < sight_chance(small, "red", 7) < sight_chance(full, "red", 7) < sight_chance(full, "red", 6)
+    assert sight_chance(full, "red", 5) == pytest.approx(FLOOR, rel=0.2)
+    assert sight_chance(full, "red", 5) < sight_chance(full, "red", 7)
+    assert sight_chance(full, "red", 3) < sight_chance(full, "red", 4) < sight_chance(full, "red", 5)
+
+
+def test_what_the_alternatives_leave_out_keeps_the_read_uncovered_share() -> None:
+    unsure = _read({"red": 6}, cover=0.9)
+    assert sight_chance(unsure, "red", 5) == pytest.approx(0.1, rel=0.01)
+
+
+def test_joined_chances_sum_to_one_likeliest_first() -> None:
+    reads = [_read({"red": 6, "blue": 3}, {"blue": [(3, 0.6), (4, 0.4)]}),
+             _read({"red": 6, "blue": 4}, {"blue": [(4, 0.9), (3, 0.1)]})]
+    chances = joint_chances(reads, None, 0.03, {}, None)
+    assert sum(p for p, _ in chances) == pytest.approx(1.0)
+    assert [p for p, _ in chances] == sorted((p for p, _ in chances), reverse=True)
+    assert chances[0][1] == {"red": 6, "blue": 4}
+
+
+def test_the_beam_rules_out_a_tray_with_fewer_cubes_than_it_counted() -> None:
+    """The reads lean to 3 blue, but the beam counted 10 cubes falling: 9 cannot be, so 4 blue."""
+    reads = [_read({"red": 6, "blue": 3}, {"blue": [(3, 0.7), (4, 0.3)]}),
+             _read({"red": 6, "blue": 3}, {"blue": [(3, 0.7), (4, 0.3)]})]
+    assert joint_chances(reads, None, 0.03, {}, None)[0][1] == {"red": 6, "blue": 3}
+    chances = joint_chances(reads, 10, 0.03, {}, None)
+    assert all(sum(tray.values()) >= 10 for _, tray in chances)
+    assert chances[0][1] == {"red": 6, "blue": 4}
+
+
+def test_the_ledger_bounds_each_colour() -> None:
+    """No more blue than was dropped and inside the tower: the reads' 5 blue cannot be."""
+    reads = [_read({"blue": 5}, {"blue": [(5, 0.8), (4, 0.2)]})] * 2
+    chances = joint_chances(reads, None, 0.03, {"blue": 4}, {"blue": 0})
+    assert chances and all(tray["blue"] <= 4 for _, tray in chances)
+
+
+def test_a_pile_read_that_missed_a_hidden_cube_is_outweighed_by_spread_reads() -> None:
+    """Tuning seed 5404 ``t0005`` in small: the pile's read is sure of 6 green among 15 cubes, the
+    two reads of the spread tray see 7 at about 92 %, and the beam counted 15 (a clump). Joined, 7
+    green is well over 95 %."""
+    pile = _read({"yellow": 8, "black": 1, "green": 6}, {"yellow": [(8, 0.78), (9, 0.15), (7, 0.07)]}, 0.976)
+    spread = [_read({"yellow": 8, "black": 1, "green": 7}, {"yellow": [(8, 0.8), (9, 0.15), (7, 0.05)],
+                                                          "green": [(7, 0.92), (8, 0.08)]}, 0.98)] * 2
+    share, tray = joint_chances([pile, *spread], 15, 0.03, {}, None)[0]
+    assert tray == {"yellow": 8, "black": 1, "green": 7} and share > 0.95
