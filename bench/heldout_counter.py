@@ -26,7 +26,10 @@ fresh ``--data`` folder) and prints:
   cubes). Printed: scenes acted on without asking (and how many of those wrongly), asked, a cube
   left hidden, refused (and of the wrong acts, those with every cube right and a courtier misread);
   where twins were read, how often and with what outcome; and every twin read alone (how a spread
-  tray reads).
+  tray reads);
+* with ``--reliability``, beside the counter's reliability table, the joined reads': each clean
+  scene's read joined with its first shaken twin, then both (``controller.joining``), the stated
+  share of the likeliest tray content against how often it was the tray's.
 
 Usage::
 
@@ -118,6 +121,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from heldout import split  # noqa: E402
 
 from calibration.tray_dev import calibration_profile  # noqa: E402
+from controller.joining import joint_chances  # noqa: E402
 from controller.rereads import read_verified  # noqa: E402
 from hardware.config import DEFAULT_BEAM_CLUMP  # noqa: E402
 from vision.counter import TrayCounter  # noqa: E402
@@ -160,6 +164,9 @@ class Scored:
     twin_pair: tuple[bool, int, int] | None = None
     # every shaken twin of the scene read alone: (right, trusted) each; how a spread tray reads
     twins_alone: list[tuple[bool, bool]] = field(default_factory=list)
+    # the scene's read joined with its first k shaken twins, for each k (as the gate joins them):
+    # (the likeliest tray content's share, whether it is the tray's content)
+    joins: list[tuple[float, bool]] = field(default_factory=list)
 
 
 def simulated_beam(total: int, clump: float, name: str) -> int:
@@ -307,6 +314,8 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
             meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twins)
         scores = [score(m, r, float("nan"), image.stem, (0, 0)) for m, r in twins]  # each twin read alone
         scored.twins_alone = [(t.right, t.trusted) for t in scores]
+        if not scored.foreign:
+            scored.joins = joined_reads(meta, reading, [r for _, r in twins], image.stem)
         if len(twins) == 2 and all(r.usable for _, r in twins):
             scored.twin_pair = (twins[0][1].cubes == twins[1][1].cubes, sum(t.right for t in scores),
                                 sum(t.trusted for t in scores))
@@ -394,6 +403,39 @@ def twin_pairs(rows: list[Scored]) -> list[str]:
             f"both trusted {sum(p[2] == 2 for p in differ)})"]
 
 
+def joined_reads(meta: dict, reading: TrayReading, twins: list[TrayReading], name: str) -> list[tuple[float, bool]]:
+    """The scene's read joined with its first shaken twin, then with both, as the drop cycle joins
+    reads (:func:`controller.joining.joint_chances`; the beam simulated as :func:`station_gate`
+    does): for each, the likeliest tray content's share and whether it is what the tray holds (every
+    colour's ``cubes``; the battle needs them all, hidden ones too)."""
+    if not reading.usable or not all(t.usable for t in twins):
+        return []
+    true = {c: int(meta["cubes"].get(c, 0)) for c in ALL_COLOURS}
+    beam = simulated_beam(sum(true.values()), DEFAULT_BEAM_CLUMP, name)
+    out = []
+    for k in range(1, len(twins) + 1):
+        chances = joint_chances([reading, *twins[:k]], beam, DEFAULT_BEAM_CLUMP, {}, None, [False] + [True] * k)
+        if chances:
+            share, tray = chances[0]
+            out.append((share, all(tray.get(c, 0) == n for c, n in true.items())))
+    return out
+
+
+def join_reliability(rows: list[Scored]) -> list[str]:
+    """The joined reads' stated share of their likeliest tray content against how often it was the
+    tray's (clean scenes with shaken twins): the drop cycle acts on a join at ``rereads.JOINT_BAR``."""
+    joins = [j for r in rows for j in r.joins]
+    if not joins:
+        return []
+    lines = ["reads joined (a read with its first shaken twin, then with both), the likeliest tray content:",
+             "stated share      joins  the tray  observed"]
+    for lo, hi in [(0.0, 0.5), (0.5, 0.8), (0.8, 0.95), (0.95, 0.99), (0.99, 1.01)]:
+        sel = [ok for share, ok in joins if lo <= share < hi]
+        if sel:
+            lines.append(f"[{lo:.2f}, {min(hi, 1.0):.2f}]      {len(sel):>5}  {sum(sel):>8}  {100 * sum(sel) / len(sel):.1f} %")
+    return lines
+
+
 def reliability(rows: list[Scored]) -> list[str]:
     """Stated probability that a reading is right against how often it was (usable clean scenes)."""
     bins = [(0.0, 0.5), (0.5, 0.8), (0.8, 0.95), (0.95, 0.99), (0.99, 1.01)]
@@ -445,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in summary(rows, sets[0][2] if len(sets) == 1 else f"all {len(sets)} sets together"):
         print(line)
     if args.reliability:
-        for line in reliability(rows):
+        for line in [*reliability(rows), *join_reliability(rows)]:
             print(line)
     if args.verbose:
         for r in rows:

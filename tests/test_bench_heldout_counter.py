@@ -58,3 +58,25 @@ def test_every_shaken_twin_read_alone_is_summed_where_a_set_has_twins() -> None:
     assert ("  every shaken twin read alone: 4; right 3, trusted 3, wrong but trusted 1"
             in bench.station_summary(rows))
     assert not any(line.startswith("  every shaken twin") for line in bench.station_summary(rows[2:]))
+
+
+def test_joined_reads_are_scored_against_the_tray_hidden_cubes_included() -> None:
+    """A pile read that missed a hidden green cube, joined with two spread reads that see it: the
+    likeliest tray content is the tray's, by more as each twin is joined; the table bins it."""
+    from vision.reading import TrayReading
+
+    bench = _bench()
+    meta = {"cubes": {"yellow": 8, "green": 7}, "visible_cubes": {"yellow": 8, "green": 6}}
+    pile = TrayReading(cubes={"yellow": 8, "green": 6}, trusted=False, alternatives={"yellow": [(8, 0.8), (9, 0.2)]})
+    spread = TrayReading(cubes={"yellow": 8, "green": 7}, trusted=False,
+                         alternatives={"yellow": [(8, 0.8), (9, 0.2)], "green": [(7, 0.9), (8, 0.1)]})
+    joins = bench.joined_reads(meta, pile, [spread, spread], "t1")
+    assert [ok for _, ok in joins] == [True, True] and joins[0][0] < joins[1][0]
+    wrong_twin = TrayReading(cubes={"yellow": 9, "green": 7}, trusted=True)
+    assert bench.joined_reads(meta, pile, [wrong_twin], "t1")[0][1] is False
+    rows = [_row(bench, "t1", "acts"), _row(bench, "t2", "asks")]
+    rows[0].joins, rows[1].joins = joins, [(0.6, False)]
+    lines = bench.join_reliability(rows)
+    assert lines[2].startswith("[0.50, 0.80]") and lines[2].split()[2:5] == ["1", "0", "0.0"]
+    assert sum(int(line.split()[2]) for line in lines[2:]) == 3
+    assert bench.join_reliability([_row(bench, "t3", "acts")]) == []  # no twins, no table
