@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from controller.joining import joint_chances
+from controller.joining import joint_chances, named_counts
 from controller.verify import (
     Assessment,
     Reconciliation,
@@ -131,15 +131,14 @@ def checked_against(witnesses: list[Witness], after: Assessment, obs: TrayReadin
         for colour, counts in contradicts(before, after.counts).items():
             odd[colour] = sorted(set(odd.get(colour, [])) | set(counts))
     if not odd:
-        first = witnesses[0][0]
+        first = witnesses[0].verdict
         after.notes.append("read again after shaking the tray, as the read before it left open: "
                            + (first.doubts[0] if first.doubts else "its counter's doubt"))
         return after
     rec = after.reconciliation or Reconciliation("", [], beam, clump)
     settled = join_reads(witnesses, obs, beam, clump, dropped, tower_before)
     if settled is not None:
-        rec.cubes, rec.question, rec.reason = settled[0], {}, settled[1]
-        return Assessment([], dict(settled[0]), rec, [*after.notes, f"reconciled without asking: {rec.reason}"])
+        return settled_by_joining(rec, *settled, after.notes)
     rec.question, rec.cubes = odd, None
     rec.reason = ("the reads before and after shaking the tray disagree ("
                   + "; ".join(f"{' or '.join(map(str, n))} {colour}" for colour, n in odd.items()) + ")")
@@ -161,12 +160,14 @@ def unmoved_share(before: TrayReading, after: TrayReading) -> float | None:
 
 def join_reads(witnesses: list[Witness], obs: TrayReading, beam: int | None, clump: float,
                dropped: dict[str, int], tower_before: dict[str, int] | None) -> tuple[dict[str, int], str] | None:
-    """The tray content the reads since the first shake's (``witnesses``, then ``obs``) make at
-    least :data:`JOINT_BAR` probable together, joined by their likelihoods
-    (:func:`controller.joining.joint_chances`), with the reason to record; None where none does, or
+    """The tray content that the reads from the one before the first shake on (``witnesses``, then
+    ``obs``) make at least :data:`JOINT_BAR` probable together, joined by their likelihoods
+    (:func:`controller.joining.joint_chances`), with the reason to record. None where none does;
     where the tray did not visibly move before ``obs`` (:func:`unmoved_share`: a read of the same
-    cubes in the same places repeats the same errors), or where fewer cubes of a colour than
-    ``obs`` read may mean a courtier was taken for a cube (:func:`courtiers_in_doubt`).
+    cubes in the same places repeats the same errors); where it gives a colour a count that no read
+    named (a cube no read saw is not added on the model's word: :mod:`controller.verify` shakes for
+    it); or where fewer cubes of a colour than ``obs`` read may mean a courtier was taken for a cube
+    (:func:`courtiers_in_doubt`).
 
     Every read from the one before the first shake on is joined, fixed beforehand: no choosing,
     after the fact, the reads that agree best."""
@@ -178,7 +179,7 @@ def join_reads(witnesses: list[Witness], obs: TrayReading, beam: int | None, clu
     if not chances or chances[0][0] < JOINT_BAR:
         return None
     share, whole = chances[0]
-    if courtiers_in_doubt(obs, whole):
+    if any(whole[c] not in {n for r in reads for n in named_counts(r, c)} for c in whole) or courtiers_in_doubt(obs, whole):
         return None
     differ = sorted(c for c in whole if len({r.cubes.get(c, 0) for r in reads} | {whole[c]}) > 1
                     or any(r.alternatives.get(c) for r in reads))
@@ -199,10 +200,14 @@ def joined(witnesses: list[Witness], after: Assessment, obs: TrayReading, droppe
     if rec is None or rec.beam_too_high or not witnesses:
         return after
     settled = join_reads(witnesses, obs, rec.beam, rec.clump, dropped, tower_before)
-    if settled is None:
-        return after
-    rec.cubes, rec.question, rec.reason = settled[0], {}, settled[1]
-    return Assessment([], dict(settled[0]), rec, [*after.notes, f"reconciled without asking: {rec.reason}"])
+    return after if settled is None else settled_by_joining(rec, *settled, after.notes)
+
+
+def settled_by_joining(rec: Reconciliation, whole: dict[str, int], reason: str, notes: list[str]) -> Assessment:
+    """The assessment of a read the reads joined settle: ``whole`` used without asking, the reason
+    recorded in the reconciliation and the notes."""
+    rec.cubes, rec.question, rec.reason = whole, {}, reason
+    return Assessment([], dict(whole), rec, [*notes, f"reconciled without asking: {reason}"])
 
 
 def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
