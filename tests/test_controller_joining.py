@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from laid_out import laid_out
 
 from controller.joining import FLOOR, joint_chances, named_counts, sight_chance
 from controller.rereads import Witness, join_reads
 from controller.verify import Assessment
-from vision.reading import Detection, TrayReading
+from vision.reading import TrayReading
 
 
 def _read(cubes: dict[str, int], alternatives: dict[str, list[tuple[int, float]]] | None = None,
@@ -78,15 +78,8 @@ def test_a_pile_read_that_missed_a_hidden_cube_is_outweighed_by_spread_reads() -
 
 
 def _spread(cubes: dict[str, int], shift_mm: float) -> TrayReading:
-    """A read sure of ``cubes``, with one cube patch per cube, moved ``shift_mm``: a tray that moved."""
-    patches, i = [], 0
-    for colour, n in sorted(cubes.items()):
-        for _ in range(n):
-            x, y = -60.0 + 12.0 * (i % 10) + shift_mm, -40.0 + 12.0 * (i // 10)
-            square = np.array([[x - 5, y - 5], [x + 5, y - 5], [x + 5, y + 5], [x - 5, y + 5]], np.float32)
-            patches.append(Detection("cube", colour, square, (x, y)))
-            i += 1
-    return TrayReading(cubes=cubes, detections=patches)
+    """A read sure of ``cubes``, each cube's patch moved ``shift_mm``: a tray that moved."""
+    return TrayReading(cubes=cubes, detections=laid_out(cubes, shift_mm))
 
 
 def test_a_join_adds_no_cube_that_no_read_saw() -> None:

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
+from laid_out import laid_out
 
 from controller import session as ses
 from controller.cycle import DropCycle
@@ -24,7 +24,7 @@ from simulation.board import SimTrayBoard
 from simulation.funnel import SimFunnelRelease
 from simulation.hands import SimHands
 from simulation.world import SimWorld
-from vision.reading import Detection, TrayReading
+from vision.reading import TrayReading
 
 ATTACK = {"battle": "attack", "attacker": "blue", "attacking_armies": 6, "defender": "yellow",
           "defending_armies": 5}
@@ -245,23 +245,10 @@ def test_a_shaken_read_that_contradicts_the_first_asks_about_those_colours(tmp_p
     assert cyc.store.verify().ok
 
 
-def _laid_out(truth: dict[str, int], shift_mm: float) -> list[Detection]:
-    """One cube patch per cube, in rows 12 mm apart, moved ``shift_mm`` along the tray: what a reader
-    that sees where each cube lies reports (a shake moves them; a still tray does not)."""
-    out, i = [], 0
-    for colour, n in sorted(truth.items()):
-        for _ in range(n):
-            x, y = -60.0 + 12.0 * (i % 10) + shift_mm, -40.0 + 12.0 * (i // 10)
-            square = np.array([[x - 5, y - 5], [x + 5, y - 5], [x + 5, y + 5], [x - 5, y + 5]], np.float32)
-            out.append(Detection("cube", colour, square, (x, y)))
-            i += 1
-    return out
-
-
 def _blue_unsure(p: float, shift_mm: float) -> Callable[[dict[str, int]], TrayReading]:
     def read(truth: dict[str, int]) -> TrayReading:
         b = truth["blue"]
-        return TrayReading(cubes=truth, trusted=False, confidence=0.6, detections=_laid_out(truth, shift_mm),
+        return TrayReading(cubes=truth, trusted=False, confidence=0.6, detections=laid_out(truth, shift_mm),
                            alternatives={"blue": [(b, p), (b + 1, round(1 - p, 3))]})
     return read
 
@@ -334,7 +321,7 @@ def test_spread_reads_that_disagree_leave_it_to_the_host(tmp_path: Path) -> None
         def read(truth: dict[str, int]) -> TrayReading:
             b = truth["blue"] + 1
             return TrayReading(cubes={**truth, "blue": b}, trusted=False, confidence=0.6,
-                               detections=_laid_out(truth, shift_mm), alternatives={"blue": [(b, 0.9), (b - 1, 0.1)]})
+                               detections=laid_out(truth, shift_mm), alternatives={"blue": [(b, 0.9), (b - 1, 0.1)]})
         return read
 
     _shaking(cyc, ShakenReader(sim, _blue_unsure(0.62, 0.0), one_more(5.0), _blue_unsure(0.9, -3.0)))
