@@ -39,9 +39,9 @@ FLOOR = 0.005
 #: Each count further from the named ones gets this share of the floor of the one before.
 FLOOR_DECAY = 0.3
 #: A read of a shaken tray takes this share of :mod:`vision.hidden`'s hidden cubes, which that model
-#: gives a pile as it fell from the tower: a spread tray hides fewer. On the shaken twins of the
-#: tuning piles (seeds 5404, 5405) and on the spread tuning set 5403, 63 trays, 6 cubes lay hidden
-#: where the model gives a pile 28.9: a fifth.
+#: gives a pile as it fell from the tower: a spread tray hides fewer. On 63 spread tuning trays (the
+#: shaken twins of seed 5404 and of 5405's first six clean piles, and the spread set 5403), 6 cubes
+#: lay hidden where the model gives a pile 28.9: a fifth.
 SPREAD_HIDDEN = 0.2
 #: Hidden cubes of one colour weighed beyond what a read saw (the model gives 4 in a tray of 45 at most).
 MOST_HIDDEN = 5

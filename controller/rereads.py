@@ -42,8 +42,9 @@ SHAKE_SECONDS = 0.5
 #: settled by the beam and the ledger alone needs 99 % of its alternatives' weight and at most 9 %
 #: left out of them (``controller.verify``), about 90 % in all; this asks more, because it takes
 #: the reads' errors as independent, which only a tray that really moved between them makes
-#: plausible. On the tuning piles with shaken twins (seeds 5404, 5405) every join of two to four
-#: reads at 95 % or more was the tray's content (``docs/counter-figures.md``).
+#: plausible. On the tuning piles with shaken twins (seed 5404, and 5405 in part) every join at
+#: 95 % or more was the tray's content (``docs/counter-figures.md``, *Reads joined by their
+#: likelihoods*).
 JOINT_BAR = 0.95
 #: A cube patch after the shake lies where the read before saw one of its colour when their
 #: centres are within this (mm): a read of the same cubes in the same places repeats the same errors.
