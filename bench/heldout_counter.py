@@ -23,8 +23,9 @@ fresh ``--data`` folder) and prints:
   scene's shaken twin ``tNNNNs.jpg`` where the set has one (the same cubes, camera and light, spread
   in one layer: rendered by a copy of the renderer's shaken placement), and after a second shake
   ``tNNNNs2.jpg`` (spread anew, a new capture), else the same read again (a bench cannot move the
-  cubes). Printed: scenes acted on without asking (and how many of those wrongly), asked, a cube
-  left hidden, refused (and of the wrong acts, those with every cube right and a courtier misread);
+  cubes). Printed: scenes acted on without asking (and how many of those wrongly), asked (and how
+  many of those the host's answers complete right: the colours asked about answered with the
+  tray's counts, the rest as read), a cube left hidden, refused (and of the wrong acts, those with every cube right and a courtier misread);
   where twins were read, how often and with what outcome; and every twin read alone (how a spread
   tray reads);
 * with ``--reliability``, beside the counter's reliability table, the joined reads': each clean
@@ -205,9 +206,12 @@ class GateOutcome(NamedTuple):
     """What the station's gate did with one scene (:func:`station_gate`)."""
 
     station: str  # acts, shakes, asks or refuses
-    right: bool  # where it acts: what it acts on is right (courtiers included)
+    # where it acts: what it acts on is right (courtiers included); where it asks: what the host's
+    # answers complete is right (the asked colours answered with the tray's counts, the rest as the
+    # cycle keeps them: controller.cycle.DropCycle.answer)
+    right: bool
     twins_read: int  # how many shaken twins it read
-    cubes_right: bool  # where it acts: the cubes are right (they may be where a courtier was misread)
+    cubes_right: bool  # as ``right``, the cubes alone (they may be right where a courtier was misread)
 
 
 def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
@@ -217,7 +221,9 @@ def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
     scene's cubes and no tower ledger (only the game's cube supply bounds a colour): ``acts`` (no
     doubt left: the counts are used without asking, reconciled or trusted), ``shakes`` (a cube still
     lies hidden after the shakes a bench can simulate), ``asks`` (the host is asked) or ``refuses``
-    (the frame is unusable), with what it acts on scored (:class:`GateOutcome`)."""
+    (the frame is unusable), with what it acts on scored, and where it asks, what the host's answers
+    complete (:class:`GateOutcome`): an answer settles only the colours asked about, so a colour the
+    question leaves out is used as read, and may be wrong."""
     if not reading.usable:
         return GateOutcome("refuses", False, 0, False)
     twins = twins or []
@@ -225,13 +231,20 @@ def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
     tray = _BenchTray(reading, [r for _, r in twins], beam)
     verified = read_verified(tray, tray, name, {}, None, clump=clump)
     used = tray.twins_read
+    seen_meta = twins[used - 1][0] if used else meta  # the tray the last read saw
     if not verified.doubts:  # what it acts on is scored as a reading is (score's rule, on these counts)
-        seen_meta = twins[used - 1][0] if used else meta  # the tray the last read saw
         acted = score(seen_meta, replace(verified.observation, cubes=dict(verified.counts)), float("nan"), name, (0, 0))
         return GateOutcome("acts", acted.right, used, acted.outside == 0)
     rec = verified.reconciliation
     hidden = rec.beam_too_high if rec is not None else beam > sum(verified.observation.cubes.values())
-    return GateOutcome("shakes" if hidden else "asks", False, used, False)
+    if hidden:
+        return GateOutcome("shakes", False, used, False)
+    if not verified.question:  # no question about colours: the host corrects the whole tray
+        return GateOutcome("asks", True, used, True)
+    base = rec.best if rec is not None and rec.best else verified.observation.cubes
+    answered = {**base, **{c: int(meta["cubes"].get(c, 0)) for c in verified.question}}
+    done = score(seen_meta, replace(verified.observation, cubes=answered), float("nan"), name, (0, 0))
+    return GateOutcome("asks", done.right, used, done.outside == 0)
 
 
 def is_trusted(reading: TrayReading) -> bool:
@@ -354,6 +367,7 @@ def station_summary(rows: list[Scored]) -> list[str]:
     """What the drop cycle's gate would do with each scene (:func:`station_gate`)."""
     n = len(rows)
     acts = [r for r in rows if r.station == "acts"]
+    asks = [r for r in rows if r.station == "asks"]
     wrong = sum(not r.station_right for r in acts)
     twins = [r for r in rows if r.twins_read]
     again = [r for r in rows if r.twins_read > 1]
@@ -364,7 +378,10 @@ def station_summary(rows: list[Scored]) -> list[str]:
         f"acts without asking {len(acts)}/{n} ({100 * len(acts) / n:.1f} %), wrong {wrong}"
         + (f" (a courtier only, the cubes right: {sum(not r.station_right and r.station_cubes_right for r in acts)})"
            if wrong else "") + "; "
-        f"asks the host {sum(r.station == 'asks' for r in rows)}; a cube left hidden after shaking "
+        f"asks the host {len(asks)} (answered, the tray is right on {sum(r.station_right for r in asks)}"
+        + (f", its cubes on {sum(r.station_cubes_right for r in asks)}"
+           if any(r.station_cubes_right and not r.station_right for r in asks) else "") + "); "
+        f"a cube left hidden after shaking "
         f"{sum(r.station == 'shakes' for r in rows)}; refuses {sum(r.station == 'refuses' for r in rows)}",
         # a tray with a coin or a finger is refused or asked about, as it should be: the share the
         # gate could reach is the clean trays'

@@ -80,3 +80,23 @@ def test_joined_reads_are_scored_against_the_tray_hidden_cubes_included() -> Non
     assert lines[2].startswith("[0.50, 0.80]") and lines[2].split()[2:5] == ["1", "0", "0.0"]
     assert sum(int(line.split()[2]) for line in lines[2:]) == 3
     assert bench.join_reliability([_row(bench, "t3", "acts")]) == []  # no twins, no table
+
+
+def test_an_ask_is_scored_by_what_the_host_answers_complete() -> None:
+    """The host answers only the colours asked about; the rest of the tray is kept as read. So an
+    ask is right where the read's other colours are, and wrong where one the question leaves out
+    was misread: the summary says how many asks the answers complete right."""
+    from vision.reading import TrayReading
+
+    bench = _bench()
+    meta = _meta({"red": 6, "blue": 3}, {})
+
+    def unsure_of_red(blue: int) -> TrayReading:
+        return TrayReading(cubes={"red": 6, "blue": blue}, trusted=False, alternatives={"red": [(6, 0.5), (7, 0.5)]})
+
+    asked = bench.station_gate(meta, unsure_of_red(3), "t1", 0.03)
+    assert asked.station == "asks" and asked.right and asked.cubes_right
+    misread = bench.station_gate(meta, unsure_of_red(4), "t1", 0.03)
+    assert misread.station == "asks" and not misread.right and not misread.cubes_right
+    rows = [_row(bench, "t1", "asks"), _row(bench, "t2", "asks", right=False)]
+    assert "asks the host 2 (answered, the tray is right on 1); a cube left" in bench.station_summary(rows)[0]
