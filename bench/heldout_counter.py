@@ -25,9 +25,9 @@ fresh ``--data`` folder) and prints:
   ``tNNNNs2.jpg`` (spread anew, a new capture), else the same read again (a bench cannot move the
   cubes). Printed: scenes acted on without asking (and how many of those wrongly), asked (and how
   many of those the host's answers complete right: the colours asked about answered with the
-  tray's counts, the rest as read), a cube left hidden, refused (and of the wrong acts, those with every cube right and a courtier misread);
-  where twins were read, how often and with what outcome; and every twin read alone (how a spread
-  tray reads);
+  tray's counts, the rest as read), a cube left hidden, refused (and of the wrong acts, those with
+  every cube right and a courtier misread); where twins were read, how often and with what
+  outcome; and every twin read alone (how a spread tray reads);
 * with ``--reliability``, beside the counter's reliability table, the joined reads': each clean
   scene's read joined with its first shaken twin, then both (``controller.joining``), the stated
   share of the likeliest tray content against how often it was the tray's.
