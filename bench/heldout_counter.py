@@ -22,14 +22,14 @@ fresh ``--data`` folder) and prints:
   cannot settle the doubt, the cycle shakes the tray and reads again: the bench then reads the
   scene's shaken twin ``tNNNNs.jpg`` where the set has one (the same cubes, camera and light, spread
   in one layer: rendered by a copy of the renderer's shaken placement), and after a second shake
-  ``tNNNNs2.jpg`` (spread anew, a new capture), else the same read again (a bench cannot move the
+  ``tNNNNs2.jpg`` (spread anew, a new capture), after a third ``tNNNNs3.jpg``, else the same read again (a bench cannot move the
   cubes). Printed: scenes acted on without asking (and how many of those wrongly), asked (and how
   many of those the host's answers complete right: the colours asked about answered with the
   tray's counts, the rest as read), a cube left hidden, refused (and of the wrong acts, those with
   every cube right and a courtier misread); where twins were read, how often and with what
   outcome; and every twin read alone (how a spread tray reads);
 * with ``--reliability``, beside the counter's reliability table, the joined reads': each clean
-  scene's read joined with its first shaken twin, then both (``controller.joining``), the stated
+  scene's read joined with its first shaken twin, then each more (``controller.joining``), the stated
   share of the likeliest tray content against how often it was the tray's.
 
 Usage::
@@ -317,7 +317,7 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
         if verdict is not None:  # the doubt model's probability that the reading is right
             scored.top_p = float(verdict.p_right)
         twins = []  # the same tray shaken, and shaken again, where the set has them
-        for suffix in ("s", "s2"):
+        for suffix in ("s", "s2", "s3"):
             twin_image = image.with_name(f"{image.stem}{suffix}.jpg")
             if not twin_image.exists():
                 break
@@ -329,9 +329,9 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
         scored.twins_alone = [(t.right, t.trusted) for t in scores]
         if not scored.foreign:
             scored.joins = joined_reads(meta, reading, [r for _, r in twins], image.stem)
-        if len(twins) == 2 and all(r.usable for _, r in twins):
-            scored.twin_pair = (twins[0][1].cubes == twins[1][1].cubes, sum(t.right for t in scores),
-                                sum(t.trusted for t in scores))
+        if len(twins) >= 2 and all(r.usable for _, r in twins[:2]):
+            scored.twin_pair = (twins[0][1].cubes == twins[1][1].cubes, sum(t.right for t in scores[:2]),
+                                sum(t.trusted for t in scores[:2]))
         out.append(scored)
     return out
 
@@ -371,6 +371,7 @@ def station_summary(rows: list[Scored]) -> list[str]:
     wrong = sum(not r.station_right for r in acts)
     twins = [r for r in rows if r.twins_read]
     again = [r for r in rows if r.twins_read > 1]
+    third = [r for r in rows if r.twins_read > 2]
     clean = [r for r in rows if not r.foreign]
     clean_acts = sum(r.station == "acts" for r in clean)
     return [
@@ -378,9 +379,10 @@ def station_summary(rows: list[Scored]) -> list[str]:
         f"acts without asking {len(acts)}/{n} ({100 * len(acts) / n:.1f} %), wrong {wrong}"
         + (f" (a courtier only, the cubes right: {sum(not r.station_right and r.station_cubes_right for r in acts)})"
            if wrong else "") + "; "
-        f"asks the host {len(asks)} (answered, the tray is right on {sum(r.station_right for r in asks)}"
-        + (f", its cubes on {sum(r.station_cubes_right for r in asks)}"
-           if any(r.station_cubes_right and not r.station_right for r in asks) else "") + "); "
+        f"asks the host {len(asks)}"
+        + (f" (answered, the tray is right on {sum(r.station_right for r in asks)}"
+           + (f", its cubes on {sum(r.station_cubes_right for r in asks)}"
+              if any(r.station_cubes_right and not r.station_right for r in asks) else "") + ")" if asks else "") + "; "
         f"a cube left hidden after shaking "
         f"{sum(r.station == 'shakes' for r in rows)}; refuses {sum(r.station == 'refuses' for r in rows)}",
         # a tray with a coin or a finger is refused or asked about, as it should be: the share the
@@ -393,6 +395,9 @@ def station_summary(rows: list[Scored]) -> list[str]:
         *([f"  shook it again and read its second shaken twin on {len(again)}: then acts on "
            f"{sum(r.station == 'acts' for r in again)}, wrong {sum(r.station == 'acts' and not r.station_right for r in again)}"]
           if again else []),
+        *([f"  shook it a third time and read its third shaken twin on {len(third)}: then acts on "
+           f"{sum(r.station == 'acts' for r in third)}, wrong {sum(r.station == 'acts' and not r.station_right for r in third)}"]
+          if third else []),
         *twins_alone(rows),
         *twin_pairs(rows),
     ]
@@ -421,7 +426,7 @@ def twin_pairs(rows: list[Scored]) -> list[str]:
 
 
 def joined_reads(meta: dict, reading: TrayReading, twins: list[TrayReading], name: str) -> list[tuple[float, bool]]:
-    """The scene's read joined with its first shaken twin, then with both, as the drop cycle joins
+    """The scene's read joined with its first shaken twin, then with each more, as the drop cycle joins
     reads (:func:`controller.joining.joint_chances`; the beam simulated as :func:`station_gate`
     does): for each, the likeliest tray content's share and whether it is what the tray holds (every
     colour's ``cubes``; the battle needs them all, hidden ones too)."""
@@ -444,7 +449,7 @@ def join_reliability(rows: list[Scored]) -> list[str]:
     joins = [j for r in rows for j in r.joins]
     if not joins:
         return []
-    lines = ["reads joined (a read with its first shaken twin, then with both), the likeliest tray content:",
+    lines = ["reads joined (a read with its first shaken twin, then with each more), the likeliest tray content:",
              "stated share      joins  the tray  observed"]
     for lo, hi in [(0.0, 0.5), (0.5, 0.8), (0.8, 0.95), (0.95, 0.99), (0.99, 1.01)]:
         sel = [ok for share, ok in joins if lo <= share < hi]
@@ -484,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         tuning, held_out = split(root / "test")
         sets.append((root, tuning, "tray_train TUNING part") if args.tuning else (root, held_out, "tray_train HELD-OUT part"))
     for data in args.data:
-        # tNNNN.jpg; its shaken twins tNNNNs.jpg, tNNNNs2.jpg are read only where the station's gate shakes it
+        # tNNNN.jpg; its shaken twins tNNNNs.jpg, tNNNNs2.jpg, tNNNNs3.jpg are read only where the station's gate shakes it
         scenes = sorted(p for p in (data / "test").glob("*.jpg") if re.fullmatch(r"t\d+", p.stem))
         if not scenes:
             print(f"{data} holds no test scenes (test/*.jpg): is it a render set?")

@@ -9,7 +9,8 @@ from vision.reading import Detection
 
 def laid_out(truth: dict[str, int], shift_mm: float) -> list[Detection]:
     """One cube patch per cube, in rows 12 mm apart, moved ``shift_mm`` along the tray: what a reader
-    that sees where each cube lies reports (a shake moves them; a still tray does not)."""
+    that sees where each cube lies reports (a shake moves them; a still tray does not). Two shifts
+    that differ by about 12 mm put each patch where its neighbour lay: to the station, an unmoved tray."""
     out, i = [], 0
     for colour, n in sorted(truth.items()):
         for _ in range(n):

@@ -195,14 +195,14 @@ def test_an_impossible_reading_is_read_again_then_the_host_corrects_it(tmp_path:
     world = World(tmp_path)
     _started(world)
     impossible = TrayReading(cubes={"blue": 40})
-    reader = ScriptedReader(world.sim, [impossible, impossible, impossible])
+    reader = ScriptedReader(world.sim, [impossible] * 4)
     board = FakeBoard(world.sim)
     cyc = world.cycle(reader=reader, board=board)
     planned = cyc.plan(ATTACK)
     view = cyc.release(planned["drop_id"])
     assert view["phase"] == "counted" and view["needs_confirmation"]
     assert any("40 blue cubes in the tray, but only" in d and "inside the tower" in d for d in view["doubts"])
-    assert board.vibrations == 1  # the last read came after shaking the tray
+    assert board.vibrations == 2  # read again as it lay, then twice after shaking the tray
     truth = world.sim.tray_contents()
     corrected = cyc.correct(planned["drop_id"], truth, who="host")
     assert corrected["phase"] == "resolved" and corrected["tray_after"] == ses.clean(truth)
@@ -336,12 +336,12 @@ def test_every_read_of_a_drop_keeps_its_photo_and_a_reread_overwrites_none(tmp_p
     world = World(tmp_path)
     _started(world)
     wrong = {"blue": 40}
-    cyc = world.cycle(reader=PhotoReader(world.sim, tmp_path / "images", [wrong, wrong, wrong]))
+    cyc = world.cycle(reader=PhotoReader(world.sim, tmp_path / "images", [wrong] * 4))
     planned = cyc.plan(ATTACK)
     doubted = cyc.release(planned["drop_id"])
     assert doubted["needs_confirmation"]
     first = [r for r in cyc.store.records(planned["drop_id"]) if r.kind == "reading"][0]
-    assert set(first.images) == {"raw", "read1-raw", "read2-raw"}  # three reads, three photos
+    assert set(first.images) == {"raw", "read1-raw", "read2-raw", "read3-raw"}  # four reads, four photos
     view = cyc.reread(planned["drop_id"])
     assert view["phase"] == "resolved" and view["image"].endswith("-r2-raw.png")
     assert cyc.store.verify().ok  # the first reading's photos are untouched

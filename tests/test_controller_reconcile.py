@@ -139,11 +139,11 @@ def test_an_ambiguous_reading_asks_only_about_the_colour_in_doubt(tmp_path: Path
     assert view["question"] == {"blue": [b, b + 1]}  # yellow is not asked: the ledger settled it
     assert view["doubts"][0].startswith(f"Is it {b} or {b + 1} blue?")
     # read once, shaken (a pile read again where it lies reads the same), read again, shaken and
-    # read once more (this reader gives no patches, so the reads cannot show the tray moved and are
+    # read twice more (this reader gives no patches, so the reads cannot show the tray moved and are
     # not joined), then asked
-    assert len([t for t in cyc.reader.tags if t.startswith("drop-")]) == 3
+    assert len([t for t in cyc.reader.tags if t.startswith("drop-")]) == 4
     reading = _records(cyc, drop_id, "reading")[0].payload
-    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2, "vibrate", 3]
+    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2, "vibrate", 3, "vibrate", 4]
     assert reading["reconciliation"]["question"] == {"blue": [b, b + 1]} and reading["reconciliation"]["cubes"] is None
     assert reading["reconciliation"]["question_text"] == f"Is it {b} or {b + 1} blue?"
 
@@ -312,9 +312,9 @@ def test_a_cube_the_pile_hid_does_not_veto_the_reads_that_see_it(tmp_path: Path)
 
 
 def test_spread_reads_that_disagree_leave_it_to_the_host(tmp_path: Path) -> None:
-    """The pile's read is unsure of blue; the two reads of the spread tray are each 90 % sure, but of
-    different counts. Joined, no count of blue reaches 95 %: the host is asked about blue alone, and
-    every read is in the records."""
+    """The pile's read is unsure of blue; the three reads of the spread tray are each 90 % sure, but
+    two of one count and one of another. Joined, no count of blue reaches 95 %: the host is asked
+    about blue alone, and every read is in the records."""
     sim, cyc = _world(tmp_path)
 
     def one_more(shift_mm: float) -> Callable[[dict[str, int]], TrayReading]:
@@ -324,15 +324,34 @@ def test_spread_reads_that_disagree_leave_it_to_the_host(tmp_path: Path) -> None
                                detections=laid_out(truth, shift_mm), alternatives={"blue": [(b, 0.9), (b - 1, 0.1)]})
         return read
 
-    _shaking(cyc, ShakenReader(sim, _blue_unsure(0.62, 0.0), one_more(5.0), _blue_unsure(0.9, -3.0)))
+    _shaking(cyc, ShakenReader(sim, _blue_unsure(0.62, 0.0), one_more(5.0), _blue_unsure(0.9, -3.0), one_more(3.0)))
     drop_id = cyc.plan(ATTACK)["drop_id"]
     view = cyc.release(drop_id)
     b = sim.tray_contents()["blue"]
     assert view["phase"] == "counted" and view["needs_confirmation"] and set(view["question"]) == {"blue"}
     assert b in view["question"]["blue"] and b + 1 in view["question"]["blue"]
     reading = _records(cyc, drop_id, "reading")[0].payload
-    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2, "vibrate", 3]
+    assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2, "vibrate", 3, "vibrate", 4]
     assert not any("together" in n for n in reading["notes"])
+
+
+def test_a_fourth_read_settles_what_three_left_open(tmp_path: Path) -> None:
+    """The first spread read is 90 % sure of one blue too many, the second 90 % sure of the truth:
+    the three reads together leave blue open. The tray is shaken a third time, and the fourth read,
+    sure of the truth again, settles it with the others, without the host (tuning seed 5404
+    ``t0009``, asked with three reads)."""
+    sim, cyc = _world(tmp_path)
+
+    def one_more(truth: dict[str, int]) -> TrayReading:
+        b = truth["blue"] + 1
+        return TrayReading(cubes={**truth, "blue": b}, trusted=False, confidence=0.6,
+                           detections=laid_out(truth, 5.0), alternatives={"blue": [(b, 0.9), (b - 1, 0.1)]})
+
+    reader = ShakenReader(sim, _blue_unsure(0.62, 0.0), one_more, _blue_unsure(0.9, -3.0), _blue_unsure(0.9, 3.0))
+    reading = _settled_without_asking(sim, cyc, reader, [1, "vibrate", 2, "vibrate", 3, "vibrate", 4])
+    b = sim.tray_contents()["blue"]
+    assert any("by the 4 reads together" in n and f"the reads saw {b}, {b + 1}, {b}, {b} blue" in n
+               for n in reading["notes"])
 
 
 def test_a_board_that_cannot_shake_leaves_the_question_to_the_host_at_once(tmp_path: Path) -> None:
