@@ -14,6 +14,8 @@ fresh ``--data`` folder) and prints:
 * trusted share and wrong-but-trusted (``TrayReading.trusted``; before it existed, the controller's
   gate ``confidence >= 0.8``);
 * clean scenes refused as foreign, and foreign scenes not refused;
+* scenes the game cannot hold (more cubes of a colour than it has: the renderer does not keep to the
+  game's supply), named where a set has any: the station rightly asks about them;
 * median CPU ms per 1280 x 960 frame, one thread (``cv2.setNumThreads(1)``, ``time.process_time``): the
   second count of each scene, as a still camera's next frame, and beside it the first;
 * the station's gate (``controller.rereads.read_verified``, what the drop cycle does with a scene):
@@ -124,6 +126,7 @@ from heldout import split  # noqa: E402
 from calibration.tray_dev import calibration_profile  # noqa: E402
 from controller.joining import joint_chances  # noqa: E402
 from controller.rereads import read_verified  # noqa: E402
+from engine.colours import cubes_in_game  # noqa: E402
 from hardware.config import DEFAULT_BEAM_CLUMP  # noqa: E402
 from vision.counter import TrayCounter  # noqa: E402
 from vision.geometry import ALL_COLOURS, PLAYER_COLOURS  # noqa: E402
@@ -359,8 +362,17 @@ def summary(rows: list[Scored], label: str) -> list[str]:
         f"({len(cpu)} frames; max {max(cpu) if cpu else float('nan'):.1f} ms)",
         f"  a new camera pose (the markers searched for in the whole frame): median "
         f"{statistics.median(first) if first else float('nan'):.1f} ms",
+        *beyond_the_game(rows),
         *station_summary(rows),
     ]
+
+
+def beyond_the_game(rows: list[Scored]) -> list[str]:
+    """The scenes whose tray holds more cubes of a colour than the game has (the renderer does not
+    keep to the game's supply): the station's ledger rightly rules their true counts out, so the
+    gate asks about them, and a join scores its likeliest content the game allows as wrong."""
+    odd = [r.name for r in rows if any(n > cubes_in_game(c) for c, n in r.cubes.items())]
+    return [f"  scenes the game cannot hold (more cubes of a colour than it has): {len(odd)} ({', '.join(odd)})"] if odd else []
 
 
 def station_summary(rows: list[Scored]) -> list[str]:

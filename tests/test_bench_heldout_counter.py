@@ -100,3 +100,13 @@ def test_an_ask_is_scored_by_what_the_host_answers_complete() -> None:
     assert misread.station == "asks" and not misread.right and not misread.cubes_right
     rows = [_row(bench, "t1", "asks"), _row(bench, "t2", "asks", right=False)]
     assert "asks the host 2 (answered, the tray is right on 1); a cube left" in bench.station_summary(rows)[0]
+
+
+def test_a_scene_the_game_cannot_hold_is_named() -> None:
+    """The renderer may put 21 green cubes in a tray; the game has 20. The summary names the scene."""
+    bench = _bench()
+    rows = [_row(bench, "t1", "acts"), _row(bench, "t2", "asks")]
+    rows[1].cubes = {"green": 21, "red": 3}
+    assert bench.beyond_the_game(rows) == ["  scenes the game cannot hold (more cubes of a colour than it has): 1 (t2)"]
+    rows[1].cubes = {"green": 20, "red": 3}
+    assert bench.beyond_the_game(rows) == []
