@@ -24,8 +24,8 @@ fresh ``--data`` folder) and prints:
   cannot settle the doubt, the cycle shakes the tray and reads again: the bench then reads the
   scene's shaken twin ``tNNNNs.jpg`` where the set has one (the same cubes, camera and light, spread
   in one layer: rendered by a copy of the renderer's shaken placement), and after a second shake
-  ``tNNNNs2.jpg`` (spread anew, a new capture), after a third ``tNNNNs3.jpg``, else the same read again (a bench cannot move the
-  cubes). Printed: scenes acted on without asking (and how many of those wrongly), asked (and how
+  ``tNNNNs2.jpg`` (spread anew, a new capture), after a third ``tNNNNs3.jpg``, else the same read
+  again (a bench cannot move the cubes). Printed: scenes acted on without asking (and how many of those wrongly), asked (and how
   many of those the host's answers complete right: the colours asked about answered with the
   tray's counts, the rest as read), a cube left hidden, refused (and of the wrong acts, those with
   every cube right and a courtier misread); where twins were read, how often and with what

@@ -7,10 +7,10 @@ best, and reading a pile again where it lies reads the same. A read after such a
 only where the reads before it allowed it too, or where all the reads together, joined by their
 likelihoods, make one tray content sure (:func:`join_reads`: a pile read may rightly have missed a
 cube that lay hidden). One still unsure alone is used where it and the reads before it, the tray
-shaken between them, together leave no real doubt (:func:`joined`); else the tray is shaken once
-more and read a third time. Other doubts (a hand that may have moved
-away, a cube still settling) are read again as the tray lies, then after a shake. What is still in
-doubt after that is the host's, asked only about the colours in doubt where that is all that is
+shaken between them, together leave no real doubt (:func:`joined`); else the tray is shaken again
+and read again, up to :data:`MAX_READS` reads. Other doubts (a hand that may have moved away, a
+cube still settling) are read again as the tray lies, then after a shake each time. What is still
+in doubt after that is the host's, asked only about the colours in doubt where that is all that is
 open (``docs/controller.md``, *Shaking before asking*).
 """
 
@@ -241,17 +241,17 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
     # the read before a shake meant to settle the counter's doubt, and each read after it still
     # unsure only of its counts
     witnesses: list[Witness] = []
-    shaken = obs_spread = False
+    shaken = False  # whether the tray was shaken before the read in hand: a spread tray
     can_shake = board is not None
     for attempt in range(1, MAX_READS + 1):
         if can_shake and verdict is not None and (attempt >= 3 or shaking_may_settle(verdict)):
             try:
                 board.vibrate(SHAKE_SECONDS)
                 attempts.append({"action": "vibrate", "seconds": SHAKE_SECONDS})
-                shaken = True
                 if not witnesses and only_the_counters_question(verdict):
                     assert obs is not None
-                    witnesses.append(Witness(verdict, obs, obs_spread))
+                    witnesses.append(Witness(verdict, obs, shaken))  # read before this shake
+                shaken = True
             except OSError as exc:
                 attempts.append({"action": "vibrate", "error": str(exc)})
                 can_shake = False
@@ -260,7 +260,6 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
         if obs is not None:
             earlier.append(obs)
         obs = reader.read(f"{tag}-{attempt}" if attempt > 1 else tag)
-        obs_spread = shaken
         verdict = assess(obs, dropped, tower_before, beam, funnel_left() if funnel_left is not None else None,
                          clump=clump)
         if witnesses and not verdict.doubts:
@@ -268,7 +267,7 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
         elif witnesses and only_the_counters_question(verdict):
             verdict = joined(witnesses, verdict, obs, dropped, tower_before)
             if verdict.doubts:
-                witnesses.append(Witness(verdict, obs, obs_spread))
+                witnesses.append(Witness(verdict, obs, shaken))
         entry: dict[str, Any] = {"read": attempt, "cubes": obs.to_record()["cubes"], "doubts": verdict.doubts}
         if verdict.reconciliation is not None:
             entry["reconciliation"] = verdict.reconciliation.as_dict()
