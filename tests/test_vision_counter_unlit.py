@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import simulation.synthetic_profile as calibration_synthetic
-from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN
+from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, lab_to_reflectance
 from vision.counter.frame import Prepared
 from vision.counter.tuning import PPM
 from vision.counter.unlit import one_colour_per_patch
@@ -61,3 +61,47 @@ def test_no_patch_of_no_colour_changes_nothing(prep) -> None:
     second = np.zeros((HEIGHT, WIDTH), np.uint8)
     out = one_colour_per_patch(prep, lab, np.zeros((HEIGHT, WIDTH), bool), second)
     assert np.array_equal(out, second)
+
+
+def _tray_of(lab_colour: tuple[float, float, float], level: np.ndarray) -> np.ndarray:
+    """A tray view (BGR) all of one L*a*b* colour under the white ``level``."""
+    refl = lab_to_reflectance(np.array(lab_colour, np.float64).reshape(1, 3)).reshape(3)
+    bgr = np.clip(np.round(refl * level), 0, 255).astype(np.uint8)
+    return np.broadcast_to(bgr, (HEIGHT, WIDTH, 3)).copy()
+
+
+def _split_patch(lead: int, rival: int, rival_columns: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[slice, slice]]:
+    """A patch of no colour on the plate, ``rival_columns`` of its 30 columns ``rival`` at the
+    wider gate and the rest ``lead``: (labels, solid, second, the patch)."""
+    lab = np.full((HEIGHT, WIDTH), BACKGROUND, np.uint8)
+    solid = np.zeros((HEIGHT, WIDTH), bool)
+    second = np.zeros((HEIGHT, WIDTH), np.uint8)
+    patch = _patch(40, 30)
+    lab[patch] = UNKNOWN
+    solid[patch] = True
+    second[patch] = lead
+    ys, xs = patch
+    second[ys, xs.start:xs.start + rival_columns] = rival
+    return lab, solid, second, patch
+
+
+def test_a_dark_patch_split_between_two_colours_takes_the_one_nearer_its_hue(prep) -> None:
+    # A green cube on its corner (tuning seed 5405 t0016): its faces darker than any green top,
+    # two thirds of its pixels yellow at the wider gate, its mean colour a dark green.
+    level = np.array([200.0, 200.0, 200.0], np.float32)
+    tray = _tray_of((32.0, -28.0, 22.0), level)
+    lab, solid, second, patch = _split_patch(YELLOW, GREEN, 10)
+
+    by_votes = one_colour_per_patch(prep, lab, solid, second)
+    by_hue = one_colour_per_patch(prep, lab, solid, second, tray, level)
+
+    assert np.all(by_votes[patch] == YELLOW)  # the votes alone: yellow
+    assert np.all(by_hue[patch] == GREEN)
+
+
+def test_a_clear_majority_or_a_grey_patch_keeps_its_vote(prep) -> None:
+    level = np.array([200.0, 200.0, 200.0], np.float32)
+    lab, solid, second, patch = _split_patch(YELLOW, GREEN, 5)  # green: 5 of 30 columns, under a quarter of yellow's
+    assert np.all(one_colour_per_patch(prep, lab, solid, second, _tray_of((32.0, -28.0, 22.0), level), level)[patch] == YELLOW)
+    lab, solid, second, patch = _split_patch(YELLOW, GREEN, 10)  # split, but grey: no hue to go by
+    assert np.all(one_colour_per_patch(prep, lab, solid, second, _tray_of((30.0, -3.0, 3.0), level), level)[patch] == YELLOW)

@@ -80,6 +80,7 @@ class Prepared:
         self.unlit_box = max(3, int(round(t.UNLIT_BOX_MM * PPM)) | 1)
         self.unlit_clear = max(1, int(round(t.UNLIT_CLEAR_MM * PPM)))  # k3 dilations
         self.top_l = {c: m.mean[0] for c, m in profile.colours.items()}
+        self.hue = {c: math.atan2(m.mean[2], m.mean[1]) for c, m in profile.colours.items()}  # of a*, b* (radians)
         black = profile.colours["black"]
         self.black_gap_l = black.mean[0] + t.GAP_MIN_LIFT_SD * math.sqrt(black.cov[0][0])  # see faces.cores
         self.models = {c: self.classifier.tolerant_model(c) for c in profile.colours}

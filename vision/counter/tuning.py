@@ -161,6 +161,11 @@ class Tuning:
     UNLIT_MIN_MM2: float = 0.5 * FACE_AREA_MM2
     UNLIT_MIN_RADIUS_MM: float = 0.25 * g.CUBE_EDGE_MM
     UNLIT_CLEAR_MM: float = 0.7
+    # A patch whose runner-up colour has at least this share of its leader's votes is decided by
+    # hue (vision.counter.unlit.nearer_in_hue), unless its mean chroma is under this (a grey patch
+    # has no hue to go by). Reasoned: a clear majority stands; an unlit cube face's chroma is 20-40.
+    UNLIT_HUE_RIVAL_SHARE: float = 0.25
+    UNLIT_HUE_MIN_CHROMA: float = 8.0
     # -- guards (vision.counter.guards) --
     # Matching no colour and wider than any cube face: a coin (20 mm), a fingertip (~16 mm).
     FOREIGN_RADIUS_MM: float = 5.5

@@ -14,11 +14,14 @@ it are shadow.
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import COLOUR_CODES, UNKNOWN, bgr_to_lab
+from vision.colour import CODE_COLOUR, COLOUR_CODES, UNKNOWN, bgr_to_lab
 from vision.counter.frame import Core, Frame, Prepared, largest_contour, roundness
 from vision.counter.tuning import PPM
 
@@ -37,7 +40,7 @@ def unlit_cubes(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
         return []
     second = np.zeros(lab.shape, np.uint8)
     second[solid] = prep.classifier.classify(frame.tray[solid].reshape(-1, 1, 3), frame.level, relaxed=True).reshape(-1)
-    second = one_colour_per_patch(prep, lab, solid, second)
+    second = one_colour_per_patch(prep, lab, solid, second, frame.tray, frame.level)
     min_px = t.UNLIT_MIN_MM2 * PPM * PPM
     out: list[Core] = []
     for colour, code in COLOUR_CODES.items():
@@ -60,12 +63,20 @@ def unlit_cubes(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
 
 
 def one_colour_per_patch(prep: Prepared, lab: NDArray[np.uint8], solid: NDArray[np.bool_],
-                         second: NDArray[np.uint8]) -> NDArray[np.uint8]:
+                         second: NDArray[np.uint8], tray: NDArray[np.uint8] | None = None,
+                         level: NDArray[np.float32] | None = None) -> NDArray[np.uint8]:
     """``second`` with every solid patch of no colour given one colour: the one that most of its
     pixels take at the wider gate and most of the pixels bordering it have. The wider gates
     overlap, and a leaning face's pixels fall on both sides: a dark green face lit warm is as near
     yellow's widened model as its own, so half its pixels read yellow and neither half is as large
-    as a cube shows (tuning seed 9494 t0005, a green cube 0.96 visible counted as nothing)."""
+    as a cube shows (tuning seed 9494 t0005, a green cube 0.96 visible counted as nothing).
+
+    Where two colours share a patch's votes (the runner-up has at least ``UNLIT_HUE_RIVAL_SHARE``
+    of the leader's) and the tray view (``tray``, BGR, with its white ``level``) is given, the
+    patch's mean hue decides between them (:func:`nearer_in_hue`): an unlit face is darker than
+    any calibrated top, and a colour model wide in lightness (yellow's) can then be nearer than
+    the face's own, though its hue is far (tuning seed 5405 t0016: a green cube on its corner,
+    mean L*a*b* 32, -28, 22, two thirds of its pixels yellow at the wider gate)."""
     n, comp = cv2.connectedComponents(solid.astype(np.uint8), connectivity=8)
     if n <= 1:
         return second
@@ -77,9 +88,39 @@ def one_colour_per_patch(prep: Prepared, lab: NDArray[np.uint8], solid: NDArray[
     votes += np.bincount(grown[border] * colours + lab[border], minlength=n * colours)
     votes = votes.reshape(n, colours)
     winner = np.argmax(votes, axis=1).astype(np.uint8)
+    if tray is not None and level is not None:
+        winner = nearer_in_hue(prep, comp[solid], tray[solid], level, votes, winner)
     out = second.copy()
     out[inside] = winner[comp[inside]]
     return out
+
+
+def nearer_in_hue(prep: Prepared, comp: NDArray[Any], bgr: NDArray[np.uint8], level: NDArray[np.float32],
+                  votes: NDArray[np.int64], winner: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """``winner`` with each patch whose two leading colours are close in votes given the one whose
+    calibrated top lies nearer its mean colour in hue (the angle of a*, b*). ``comp``: each solid
+    pixel's patch; ``bgr``: its colour. Black (no hue) and a patch of little chroma keep their vote."""
+    t = prep.tuning
+    n = len(votes)
+    size = np.maximum(np.bincount(comp, minlength=n), 1).astype(np.float32)
+    mean = np.stack([np.bincount(comp, weights=bgr[:, k], minlength=n) for k in range(3)], axis=1) / size[:, None]
+    lab = bgr_to_lab(mean.astype(np.float32).reshape(-1, 1, 3), level).reshape(-1, 3)
+    out = winner.copy()
+    black = COLOUR_CODES["black"]
+    for i in range(1, n):
+        ranked = np.argsort(votes[i])[::-1][:2]
+        leader, rival = int(ranked[0]), int(ranked[1])
+        if (votes[i, rival] == 0 or votes[i, rival] < t.UNLIT_HUE_RIVAL_SHARE * votes[i, leader]
+                or black in (leader, rival) or float(np.hypot(lab[i, 1], lab[i, 2])) < t.UNLIT_HUE_MIN_CHROMA):
+            continue
+        hue = math.atan2(float(lab[i, 2]), float(lab[i, 1]))
+        out[i] = min((leader, rival), key=lambda code: _angle(hue, prep.hue[CODE_COLOUR[code]]))
+    return out
+
+
+def _angle(a: float, b: float) -> float:
+    """The angle between two hues (radians, 0..pi)."""
+    return abs(math.remainder(a - b, math.tau))
 
 
 def _core(prep: Prepared, frame: Frame, colour: str, blob: NDArray[np.uint8], centre: tuple[float, float]) -> Core | None:
