@@ -26,6 +26,21 @@ def _patch(x_mm: float, y_mm: float, side_mm: float = 10.0) -> tuple[slice, slic
     return slice(y, y + s), slice(x, x + s)
 
 
+LEVEL = np.array([200.0, 200.0, 200.0], np.float32)  # the plate's white level in the tests' tray views
+
+
+def _tray_of(lab_colour: tuple[float, float, float], level: np.ndarray = LEVEL) -> np.ndarray:
+    """A tray view (BGR) all of one L*a*b* colour under the white ``level``."""
+    refl = lab_to_reflectance(np.array(lab_colour, np.float64).reshape(1, 3)).reshape(3)
+    bgr = np.clip(np.round(refl * level), 0, 255).astype(np.uint8)
+    return np.broadcast_to(bgr, (HEIGHT, WIDTH, 3)).copy()
+
+
+def _grey_tray() -> np.ndarray:
+    """A tray view of no hue: every patch keeps its vote."""
+    return _tray_of((30.0, -3.0, 3.0))
+
+
 def test_a_patch_split_between_two_wide_gates_takes_the_colour_of_most_of_it_and_its_border(prep) -> None:
     lab = np.full((HEIGHT, WIDTH), BACKGROUND, np.uint8)
     solid = np.zeros((HEIGHT, WIDTH), bool)
@@ -47,7 +62,7 @@ def test_a_patch_split_between_two_wide_gates_takes_the_colour_of_most_of_it_and
     second[far] = YELLOW
     second[_patch(90, 60, 2)] = BACKGROUND  # the plate's colour at the wider gate stays the plate's
 
-    out = one_colour_per_patch(prep, lab, solid, second)
+    out = one_colour_per_patch(prep, lab, solid, second, _grey_tray(), LEVEL)
 
     assert np.count_nonzero(out[inner] == GREEN) == 30 * 30
     far_out = out[far]
@@ -59,15 +74,10 @@ def test_a_patch_split_between_two_wide_gates_takes_the_colour_of_most_of_it_and
 def test_no_patch_of_no_colour_changes_nothing(prep) -> None:
     lab = np.full((HEIGHT, WIDTH), GREEN, np.uint8)
     second = np.zeros((HEIGHT, WIDTH), np.uint8)
-    out = one_colour_per_patch(prep, lab, np.zeros((HEIGHT, WIDTH), bool), second)
+    out = one_colour_per_patch(prep, lab, np.zeros((HEIGHT, WIDTH), bool), second, _grey_tray(), LEVEL)
     assert np.array_equal(out, second)
 
 
-def _tray_of(lab_colour: tuple[float, float, float], level: np.ndarray) -> np.ndarray:
-    """A tray view (BGR) all of one L*a*b* colour under the white ``level``."""
-    refl = lab_to_reflectance(np.array(lab_colour, np.float64).reshape(1, 3)).reshape(3)
-    bgr = np.clip(np.round(refl * level), 0, 255).astype(np.uint8)
-    return np.broadcast_to(bgr, (HEIGHT, WIDTH, 3)).copy()
 
 
 def _split_patch(lead: int, rival: int, rival_columns: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[slice, slice]]:
@@ -88,20 +98,17 @@ def _split_patch(lead: int, rival: int, rival_columns: int) -> tuple[np.ndarray,
 def test_a_dark_patch_split_between_two_colours_takes_the_one_nearer_its_hue(prep) -> None:
     # A green cube on its corner (tuning seed 5405 t0016): its faces darker than any green top,
     # two thirds of its pixels yellow at the wider gate, its mean colour a dark green.
-    level = np.array([200.0, 200.0, 200.0], np.float32)
-    tray = _tray_of((32.0, -28.0, 22.0), level)
     lab, solid, second, patch = _split_patch(YELLOW, GREEN, 10)
 
-    by_votes = one_colour_per_patch(prep, lab, solid, second)
-    by_hue = one_colour_per_patch(prep, lab, solid, second, tray, level)
+    by_votes = one_colour_per_patch(prep, lab, solid, second, _grey_tray(), LEVEL)
+    by_hue = one_colour_per_patch(prep, lab, solid, second, _tray_of((32.0, -28.0, 22.0)), LEVEL)
 
     assert np.all(by_votes[patch] == YELLOW)  # the votes alone: yellow
     assert np.all(by_hue[patch] == GREEN)
 
 
 def test_a_clear_majority_or_a_grey_patch_keeps_its_vote(prep) -> None:
-    level = np.array([200.0, 200.0, 200.0], np.float32)
     lab, solid, second, patch = _split_patch(YELLOW, GREEN, 5)  # green: 5 of 30 columns, under a quarter of yellow's
-    assert np.all(one_colour_per_patch(prep, lab, solid, second, _tray_of((32.0, -28.0, 22.0), level), level)[patch] == YELLOW)
+    assert np.all(one_colour_per_patch(prep, lab, solid, second, _tray_of((32.0, -28.0, 22.0)), LEVEL)[patch] == YELLOW)
     lab, solid, second, patch = _split_patch(YELLOW, GREEN, 10)  # split, but grey: no hue to go by
-    assert np.all(one_colour_per_patch(prep, lab, solid, second, _tray_of((30.0, -3.0, 3.0), level), level)[patch] == YELLOW)
+    assert np.all(one_colour_per_patch(prep, lab, solid, second, _grey_tray(), LEVEL)[patch] == YELLOW)

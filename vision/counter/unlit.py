@@ -63,8 +63,7 @@ def unlit_cubes(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
 
 
 def one_colour_per_patch(prep: Prepared, lab: NDArray[np.uint8], solid: NDArray[np.bool_],
-                         second: NDArray[np.uint8], tray: NDArray[np.uint8] | None = None,
-                         level: NDArray[np.float32] | None = None) -> NDArray[np.uint8]:
+                         second: NDArray[np.uint8], tray: NDArray[np.uint8], level: NDArray[np.float32]) -> NDArray[np.uint8]:
     """``second`` with every solid patch of no colour given one colour: the one that most of its
     pixels take at the wider gate and most of the pixels bordering it have. The wider gates
     overlap, and a leaning face's pixels fall on both sides: a dark green face lit warm is as near
@@ -72,8 +71,8 @@ def one_colour_per_patch(prep: Prepared, lab: NDArray[np.uint8], solid: NDArray[
     as a cube shows (tuning seed 9494 t0005, a green cube 0.96 visible counted as nothing).
 
     Where two colours share a patch's votes (the runner-up has at least ``UNLIT_HUE_RIVAL_SHARE``
-    of the leader's) and the tray view (``tray``, BGR, with its white ``level``) is given, the
-    patch's mean hue decides between them (:func:`nearer_in_hue`): an unlit face is darker than
+    of the leader's), the patch's mean hue in the tray view (``tray``, BGR, under its white
+    ``level``) decides between them (:func:`nearer_in_hue`): an unlit face is darker than
     any calibrated top, and a colour model wide in lightness (yellow's) can then be nearer than
     the face's own, though its hue is far (tuning seed 5405 t0016: a green cube on its corner,
     mean L*a*b* 32, -28, 22, two thirds of its pixels yellow at the wider gate)."""
@@ -87,9 +86,7 @@ def one_colour_per_patch(prep: Prepared, lab: NDArray[np.uint8], solid: NDArray[
     votes = np.bincount(comp[inside] * colours + second[inside], minlength=n * colours)
     votes += np.bincount(grown[border] * colours + lab[border], minlength=n * colours)
     votes = votes.reshape(n, colours)
-    winner = np.argmax(votes, axis=1).astype(np.uint8)
-    if tray is not None and level is not None:
-        winner = nearer_in_hue(prep, comp[solid], tray[solid], level, votes, winner)
+    winner = nearer_in_hue(prep, comp[solid], tray[solid], level, votes, np.argmax(votes, axis=1).astype(np.uint8))
     out = second.copy()
     out[inside] = winner[comp[inside]]
     return out
