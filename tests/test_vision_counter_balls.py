@@ -106,6 +106,62 @@ def test_the_pieces_of_a_head_become_one_pawn_and_a_face_beside_it_stays(prep) -
     assert out[1].ball and out[1].colour == "red" and abs(out[1].centre[0] - 150) < 3
 
 
+def _shares(frame: Frame, colour: str, centre=(150.0, 120.0), radius_mm: float = 4.8) -> tuple[float, float]:
+    """The share of the clear ring (1.2-1.6 radii) and of the rim just outside the circle (1.0-1.15
+    radii) that ``colour`` takes around the head of ``frame``."""
+    assert frame.labels is not None
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    d = np.hypot(xx - centre[0], yy - centre[1]) / (radius_mm * PPM)
+    on = frame.labels == COLOUR_CODES[colour]
+    ring, rim = (d >= 1.2) & (d <= 1.6), (d >= 1.0) & (d <= 1.15)
+    return float(on[ring].mean()), float(on[rim].mean())
+
+
+def _rim_unlit(frame: Frame, centre=(150.0, 120.0), radius_mm: float = 4.8) -> Frame:
+    """The ball's outer rim, turned away from the light, too dark for any colour's gate (as on the
+    renders): the circle found in the grey view is the ball's, its colour stops short of it."""
+    assert frame.labels is not None
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    d = np.hypot(xx - centre[0], yy - centre[1]) / (radius_mm * PPM)
+    frame.labels[(d > 0.85) & (d <= 1.0)] = 0
+    return frame
+
+
+def _cube_face(frame: Frame, colour: str, x0: float, x1: float, y0: float, y1: float) -> None:
+    assert frame.gray is not None and frame.labels is not None
+    frame.labels[int(y0):int(y1), int(x0):int(x1)] = COLOUR_CODES[colour]
+    frame.gray[int(y0):int(y1), int(x0):int(x1)] = 90
+
+
+def test_a_head_against_a_cube_of_its_colour_is_a_head(prep) -> None:
+    """A courtier standing against a cube of its colour has that cube in its clear ring, but the
+    ball's colour stops at its circle: just outside it (the rim) the colour is the cube's only."""
+    t = prep.tuning
+    r = 4.8 * PPM
+    frame = _rim_unlit(_ball("purple"))
+    _cube_face(frame, "purple", 150 + 1.05 * r, 150 + 1.05 * r + 10 * PPM, 120 - 5 * PPM, 120 + 5 * PPM)
+    ring, rim = _shares(frame, "purple")
+    assert ring > t.BALL_MAX_RING_SHARE and rim <= t.BALL_MAX_RIM_SHARE
+    assert [c for *_, c in balls(prep, frame)] == ["purple"]
+
+
+def test_a_circle_on_a_face_beside_another_is_not_a_head(prep) -> None:
+    """A circle fitted to a cube's face (its top shaded towards its edges) beside a cube of its
+    colour: the ring holds the neighbour, and the face's corners reach past the circle into the rim."""
+    t = prep.tuning
+    r = 4.8 * PPM
+    frame = _ball("purple")
+    assert frame.gray is not None and frame.labels is not None
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    square = (np.abs(xx - 150) <= r) & (np.abs(yy - 120) <= r) & (np.hypot(xx - 150, yy - 120) > r)
+    frame.labels[square] = COLOUR_CODES["purple"]
+    frame.gray[square] = 60
+    _cube_face(frame, "purple", 150 + 1.3 * r, 150 + 1.3 * r + 10 * PPM, 120 - 5 * PPM, 120 + 5 * PPM)
+    ring, rim = _shares(frame, "purple")
+    assert ring > t.BALL_MAX_RING_SHARE and rim > t.BALL_MAX_RIM_SHARE
+    assert balls(prep, frame) == []
+
+
 # -- on renders ------------------------------------------------------------------------------------
 
 def _heads(train_counter, tray_train: Path, name: str):

@@ -11,8 +11,12 @@ The ball's outline is still a circle in the grey view. Circles 7-12 mm across (O
 (``BALL_MIN_COLOUR_SHARE``), shaded as a ball is (grey level's spread over its mean at least
 ``BALL_MIN_SHADING``: a flat face under the ring light is even, 0.09 in the median) and clear of
 that colour around it (at most ``BALL_MAX_RING_SHARE`` of a ring 1.2-1.6 radii out: a circle
-fitted into a face or a pile of one colour has its colour all round). The cores of its colour that
-lie mostly inside the circle are its pieces: they are replaced by one core marked ``ball``.
+fitted into a face or a pile of one colour has its colour all round). A head standing against a
+cube of its colour has that cube in its ring, but the ball's colour stops at its circle, while a
+face's corners go on past a circle fitted to it: so a circle whose ring holds its colour is still a
+head when at most ``BALL_MAX_RIM_SHARE`` of the rim just outside it (1.0-1.15 radii) is that colour.
+The cores of its colour that lie mostly inside the circle are its pieces: they are replaced by one
+core marked ``ball``.
 """
 
 from __future__ import annotations
@@ -77,7 +81,9 @@ def balls(prep: Prepared, frame: Frame) -> list[tuple[float, float, float, str]]
             continue
         ring = (d >= 1.2) & (d <= 1.6)
         if np.count_nonzero(labels[ring] == code) > t.BALL_MAX_RING_SHARE * max(np.count_nonzero(ring), 1):
-            continue
+            rim = (d >= 1.0) & (d <= 1.15)
+            if np.count_nonzero(labels[rim] == code) > t.BALL_MAX_RIM_SHARE * max(np.count_nonzero(rim), 1):
+                continue
         out.append((float(x), float(y), float(r), colour))
     return out
 
