@@ -31,7 +31,7 @@ from typing import Any
 import cv2
 from numpy.typing import NDArray
 
-from vision.counter import balls, faces, guards, lying, partial, pawns, unlit
+from vision.counter import balls, corners, faces, guards, lying, partial, pawns, unlit
 from vision.counter.decide import reading_from_cores
 from vision.counter.doubt import DoubtModel
 from vision.counter.frame import Frame, Prepared, check_frame, lab_lightness_to_grey
@@ -96,6 +96,7 @@ class TrayCounter:
                 detections=frame.detections([("foreign", c.colour, c.contour, 1, 1.0, None) for c in odd]),
                 marker_ids=pose.marker_ids), frame
         cores += unlit.unlit_cubes(prep, frame, cores)
+        cores = corners.pieces_of_corners(prep, cores)
         cores = balls.heads_as_pawns(prep, frame, cores)
         cores = lying.lying_as_pawns(prep, frame, cores)
         return reading_from_cores(prep, frame, cores, self.model), frame

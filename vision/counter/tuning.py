@@ -105,6 +105,12 @@ class Tuning:
     BALL_MAX_RIM_SHARE: float = 0.25
     BALL_PIECE_REACH: float = 1.15
     BALL_PIECE_SHARE: float = 0.6
+    # -- a cube on its corner (vision.counter.corners) --
+    # A core of a corner's colour smaller than this, its centre this near the corner's, is a face of
+    # that cube broken off (tuning renders: such pieces 18-41 mm2 at 5.0-6.2 mm; cubes of their own
+    # beside a corner 88-107 mm2 at 10.8 mm or more).
+    CORNER_PIECE_MAX_MM2: float = 0.5 * FACE_AREA_MM2
+    CORNER_PIECE_REACH_MM: float = 8.0
     # -- partial cubes (vision.counter.partial) --
     # A cube counts when a quarter of its silhouette is visible from above (the spec's rule); the
     # visible top alone must make up TOP_SHARE_OF_VISIBLE of that quarter (its sides are too dark
