@@ -161,6 +161,7 @@ class Scored:
     # where it acts wrongly: whether the cubes were right all the same (a courtier misread; the
     # battle is resolved from the cubes alone, and courtiers never go into the tower by the rules)
     station_cubes_right: bool = False
+    station_asked: int = 0  # where it asks about the counts: how many colours the question names
     set: str = ""  # the render set it belongs to (several may be read in one run)
     twins_read: int = 0  # how many of the scene's shaken twins it read (one per shake, as far as the set has them)
     # where the scene has two shaken twins, both read alone: (they read alike, how many are right,
@@ -215,6 +216,7 @@ class GateOutcome(NamedTuple):
     right: bool
     twins_read: int  # how many shaken twins it read
     cubes_right: bool  # as ``right``, the cubes alone (they may be right where a courtier was misread)
+    colours_asked: int = 0  # where it asks about the counts: how many colours the question names
 
 
 def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
@@ -247,7 +249,7 @@ def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
     base = rec.best if rec is not None and rec.best else verified.observation.cubes
     answered = {**base, **{c: int(meta["cubes"].get(c, 0)) for c in verified.question}}
     done = score(seen_meta, replace(verified.observation, cubes=answered), float("nan"), name, (0, 0))
-    return GateOutcome("asks", done.right, used, done.outside == 0)
+    return GateOutcome("asks", done.right, used, done.outside == 0, len(verified.question))
 
 
 def is_trusted(reading: TrayReading) -> bool:
@@ -326,8 +328,8 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
                 break
             counter.prepared.locator.forget()
             twins.append((json.loads(twin_image.with_suffix(".json").read_text()), counter.count(read_image(twin_image))))
-        scored.station, scored.station_right, scored.twins_read, scored.station_cubes_right = station_gate(
-            meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twins)
+        (scored.station, scored.station_right, scored.twins_read, scored.station_cubes_right,
+         scored.station_asked) = station_gate(meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twins)
         scores = [score(m, r, float("nan"), image.stem, (0, 0)) for m, r in twins]  # each twin read alone
         scored.twins_alone = [(t.right, t.trusted) for t in scores]
         if not scored.foreign:
@@ -394,7 +396,9 @@ def station_summary(rows: list[Scored]) -> list[str]:
         f"asks the host {len(asks)}"
         + (f" (answered, the tray is right on {sum(r.station_right for r in asks)}"
            + (f", its cubes on {sum(r.station_cubes_right for r in asks)}"
-              if any(r.station_cubes_right and not r.station_right for r in asks) else "") + ")" if asks else "") + "; "
+              if any(r.station_cubes_right and not r.station_right for r in asks) else "")
+           + (f"; {sum(r.station_asked for r in asks)} colours asked about" if any(r.station_asked for r in asks) else "")
+           + ")" if asks else "") + "; "
         f"a cube left hidden after shaking "
         f"{sum(r.station == 'shakes' for r in rows)}; refuses {sum(r.station == 'refuses' for r in rows)}",
         # a tray with a coin or a finger is refused or asked about, as it should be: the share the
@@ -457,7 +461,7 @@ def joined_reads(meta: dict, reading: TrayReading, twins: list[TrayReading], nam
 
 def join_reliability(rows: list[Scored]) -> list[str]:
     """The joined reads' stated share of their likeliest tray content against how often it was the
-    tray's (clean scenes with shaken twins): the drop cycle acts on a join at ``rereads.JOINT_BAR``."""
+    tray's (clean scenes with shaken twins): the drop cycle acts on a join at ``joined_reads.JOINT_BAR``."""
     joins = [j for r in rows for j in r.joins]
     if not joins:
         return []

@@ -4,7 +4,7 @@ Each read of the tray is evidence about what lies in it: the counter's alternati
 each count of a colour is to be what the camera saw. Joined, the reads weigh every tray content
 ``w`` by ``P(every read saw what it saw | w)``: the product of each read's chance of its own sight
 given ``w`` (the reads taken as independent, which only a tray that moved between them makes
-plausible: :func:`controller.rereads.unmoved_share` decides that), times the break-beam's chance of
+plausible: :func:`controller.joined_reads.unmoved_share` decides that), times the break-beam's chance of
 its count given ``w``'s total (:func:`controller.verify.beam_likelihood`), within what the tower
 ledger allows.
 

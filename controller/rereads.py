@@ -5,30 +5,23 @@ own "6 or 7", a cube hidden in the pile) has the tray shaken at once with the tr
 vibration motor, where there is one, and read again: a spread tray is the kind the counter reads
 best, and reading a pile again where it lies reads the same. A read after such a shake is used
 only where the reads before it allowed it too, or where all the reads together, joined by their
-likelihoods, make one tray content sure (:func:`join_reads`: a pile read may rightly have missed a
-cube that lay hidden). One still unsure alone is used where it and the reads before it, the tray
-shaken between them, together leave no real doubt (:func:`joined`); else the tray is shaken again
-and read again, up to :data:`MAX_READS` reads. Other doubts (a hand that may have moved away, a
-cube still settling) are read again as the tray lies, then after a shake each time. What is still
-in doubt after that is the host's, asked only about the colours in doubt where that is all that is
-open (``docs/controller.md``, *Shaking before asking*).
+likelihoods, make one tray content sure (:mod:`controller.joined_reads`: a pile read may rightly
+have missed a cube that lay hidden). One still unsure alone is used where it and the reads before
+it, the tray shaken between them, together leave no real doubt (:func:`joined`); else the tray is
+shaken again and read again, up to :data:`MAX_READS` reads. Other doubts (a hand that may have moved
+away, a cube still settling) are read again as the tray lies, then after a shake each time. What is
+still in doubt after that is the host's, asked only about the colours in doubt where that is all
+that is open: after joined reads, those the reads together leave open, with their joined odds
+(``docs/controller.md``, *Shaking before asking*).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
-from controller.joining import joint_chances, named_counts
-from controller.verify import (
-    Assessment,
-    Reconciliation,
-    assess,
-    combination_text,
-    courtiers_in_doubt,
-    question_text,
-)
+from controller.joined_reads import Witness, asked_as_joined, join_reads, settled_by_joining
+from controller.verify import Assessment, Reconciliation, assess, question_text
 from hardware.config import DEFAULT_BEAM_CLUMP
 from vision.reading import TrayReading
 
@@ -40,29 +33,6 @@ from vision.reading import TrayReading
 MAX_READS = 4
 #: How long the vibration motor runs to spread a pile before the tray is read again.
 SHAKE_SECONDS = 0.5
-#: Reads before and after shaking settle a tray content without the host only where, joined by
-#: their likelihoods (:mod:`controller.joining`), they leave it at least this probable. A read
-#: settled by the beam and the ledger alone needs 99 % of its alternatives' weight and at most 9 %
-#: left out of them (``controller.verify``), about 90 % in all; this asks more, because it takes
-#: the reads' errors as independent, which only a tray that really moved between them makes
-#: plausible. On the tuning piles with shaken twins (seed 5404, and 5405 in part) every join at
-#: 95 % or more was the tray's content (``docs/counter-figures.md``, *Reads joined by their
-#: likelihoods*).
-JOINT_BAR = 0.95
-#: A cube patch after the shake lies where the read before saw one of its colour when their
-#: centres are within this (mm): a read of the same cubes in the same places repeats the same errors.
-UNMOVED_MM = 2.0
-#: The two reads count as two looks only where at most this share of the patches after the shake
-#: lies unmoved; a shake that left most of the pile where it was gives no second opinion.
-UNMOVED_SHARE = 0.25
-
-
-class Witness(NamedTuple):
-    """A read unsure only of the counter's own counts, kept to hold later reads against."""
-
-    verdict: Assessment
-    reading: TrayReading
-    spread: bool  # read after a shake: a spread tray, which hides fewer cubes than a pile
 
 
 @dataclass
@@ -143,56 +113,14 @@ def checked_against(witnesses: list[Witness], after: Assessment, obs: TrayReadin
     settled = join_reads(witnesses, obs, beam, clump, dropped, tower_before)
     if settled is not None:
         return settled_by_joining(rec, *settled, after.notes)
+    asked = asked_as_joined(witnesses, obs, beam, clump, dropped, tower_before, after.notes)
+    if asked is not None:
+        return asked
     rec.question, rec.cubes = odd, None
     rec.reason = ("the reads before and after shaking the tray disagree ("
                   + "; ".join(f"{' or '.join(map(str, n))} {colour}" for colour, n in odd.items()) + ")")
     sentence = rec.reason[0].upper() + rec.reason[1:]
     return Assessment([f"{question_text(odd)} {sentence}."], dict(obs.cubes), rec, after.notes)
-
-
-def unmoved_share(before: TrayReading, after: TrayReading) -> float | None:
-    """The share of ``after``'s cube patches lying where ``before`` saw a patch of the same colour
-    (within :data:`UNMOVED_MM`); None where either read has no cube patch to compare (a reader that
-    gives no detections cannot show that the tray moved)."""
-    then = [(d.colour, d.centre_mm) for d in before.detections if d.kind == "cube"]
-    now = [(d.colour, d.centre_mm) for d in after.detections if d.kind == "cube"]
-    if not then or not now:
-        return None
-    still = sum(any(c == colour and math.dist(p, q) <= UNMOVED_MM for c, q in then) for colour, p in now)
-    return still / len(now)
-
-
-def join_reads(witnesses: list[Witness], obs: TrayReading, beam: int | None, clump: float,
-               dropped: dict[str, int], tower_before: dict[str, int] | None) -> tuple[dict[str, int], str] | None:
-    """The tray content that the reads from the one before the first shake on (``witnesses``, then
-    ``obs``) make at least :data:`JOINT_BAR` probable together, joined by their likelihoods
-    (:func:`controller.joining.joint_chances`), with the reason to record. None where none does;
-    where the tray did not visibly move before ``obs`` (:func:`unmoved_share`: a read of the same
-    cubes in the same places repeats the same errors); where it gives a colour a count that no read
-    named (a cube no read saw is not added on the model's word: :mod:`controller.verify` shakes for
-    it); or where fewer cubes of a colour than ``obs`` read may mean a courtier was taken for a cube
-    (:func:`courtiers_in_doubt`).
-
-    Every read from the one before the first shake on is joined, fixed beforehand: no choosing,
-    after the fact, the reads that agree best."""
-    still = unmoved_share(witnesses[-1].reading, obs)
-    if still is None or still > UNMOVED_SHARE:
-        return None
-    reads = [w.reading for w in witnesses] + [obs]
-    chances = joint_chances(reads, beam, clump, dropped, tower_before, [w.spread for w in witnesses] + [True])
-    if not chances or chances[0][0] < JOINT_BAR:
-        return None
-    share, whole = chances[0]
-    if any(whole[c] not in {n for r in reads for n in named_counts(r, c)} for c in whole) or courtiers_in_doubt(obs, whole):
-        return None
-    differ = sorted(c for c in whole if len({r.cubes.get(c, 0) for r in reads} | {whole[c]}) > 1
-                    or any(r.alternatives.get(c) for r in reads))
-    sights = "; ".join(f"{', '.join(str(r.cubes.get(c, 0)) for r in reads)} {c}" for c in differ)
-    runner_up = f", the next likeliest {chances[1][0]:.1%}" if len(chances) > 1 else ""
-    reason = (f"read as {combination_text({c: n for c, n in whole.items() if n})} by the {len(reads)} reads "
-              f"together, the tray shaken between them ({share:.1%}{runner_up}; the reads saw {sights or 'the same'}; "
-              f"{still:.0%} of the cubes unmoved by the last shake)")
-    return whole, reason
 
 
 def joined(witnesses: list[Witness], after: Assessment, obs: TrayReading, dropped: dict[str, int],
@@ -204,14 +132,9 @@ def joined(witnesses: list[Witness], after: Assessment, obs: TrayReading, droppe
     if rec is None or rec.beam_too_high or not witnesses:
         return after
     settled = join_reads(witnesses, obs, rec.beam, rec.clump, dropped, tower_before)
-    return after if settled is None else settled_by_joining(rec, *settled, after.notes)
-
-
-def settled_by_joining(rec: Reconciliation, whole: dict[str, int], reason: str, notes: list[str]) -> Assessment:
-    """The assessment of a read the reads joined settle: ``whole`` used without asking, the reason
-    recorded in the reconciliation and the notes."""
-    rec.cubes, rec.question, rec.reason = whole, {}, reason
-    return Assessment([], dict(whole), rec, [*notes, f"reconciled without asking: {reason}"])
+    if settled is not None:
+        return settled_by_joining(rec, *settled, after.notes)
+    return asked_as_joined(witnesses, obs, rec.beam, rec.clump, dropped, tower_before, after.notes) or after
 
 
 def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],

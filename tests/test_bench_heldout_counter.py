@@ -40,10 +40,10 @@ def test_the_gate_acting_on_a_reading_that_missed_a_courtier_is_wrong_with_its_c
     bench = _bench()
     meta = _meta({"red": 3, "blue": 2}, {"purple": 1})
     missed_courtier = TrayReading(cubes={"red": 3, "blue": 2}, courtiers={"purple": 0})
-    assert bench.station_gate(meta, missed_courtier, "t1", 0.0) == ("acts", False, 0, True)
+    assert bench.station_gate(meta, missed_courtier, "t1", 0.0) == ("acts", False, 0, True, 0)
     one_cube_short = TrayReading(cubes={"red": 2, "blue": 2}, courtiers={"purple": 1})
     # the beam (no clumps) counted 5 where 4 are seen: a cube hidden, nothing acted on
-    assert bench.station_gate(meta, one_cube_short, "t2", 0.0) == ("shakes", False, 0, False)
+    assert bench.station_gate(meta, one_cube_short, "t2", 0.0) == ("shakes", False, 0, False, 0)
     rows = [_row(bench, "t1", "acts", right=False), _row(bench, "t3", "acts")]
     rows[0].station_cubes_right = True
     assert "wrong 1 (a courtier only, the cubes right: 1); asks" in bench.station_summary(rows)[0]
@@ -95,11 +95,13 @@ def test_an_ask_is_scored_by_what_the_host_answers_complete() -> None:
         return TrayReading(cubes={"red": 6, "blue": blue}, trusted=False, alternatives={"red": [(6, 0.5), (7, 0.5)]})
 
     asked = bench.station_gate(meta, unsure_of_red(3), "t1", 0.03)
-    assert asked.station == "asks" and asked.right and asked.cubes_right
+    assert asked.station == "asks" and asked.right and asked.cubes_right and asked.colours_asked == 1
     misread = bench.station_gate(meta, unsure_of_red(4), "t1", 0.03)
     assert misread.station == "asks" and not misread.right and not misread.cubes_right
     rows = [_row(bench, "t1", "asks"), _row(bench, "t2", "asks", right=False)]
     assert "asks the host 2 (answered, the tray is right on 1); a cube left" in bench.station_summary(rows)[0]
+    rows[0].station_asked, rows[1].station_asked = 1, 2
+    assert "(answered, the tray is right on 1; 3 colours asked about); a cube left" in bench.station_summary(rows)[0]
 
 
 def test_a_scene_the_game_cannot_hold_is_named() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from laid_out import laid_out
 
+from controller.joined_reads import JOINT_BAR, Witness, asked_as_joined, join_reads
 from controller.joining import FLOOR, joint_chances, named_counts, sight_chance
-from controller.rereads import Witness, join_reads
 from controller.verify import Assessment
 from vision.reading import TrayReading
 
@@ -92,3 +92,41 @@ def test_a_join_adds_no_cube_that_no_read_saw() -> None:
     assert join_reads([witness], after, 11, 0.03, {}, None) is None
     settled = join_reads([witness], after, 10, 0.03, {}, None)
     assert settled is not None and settled[0] == {"green": 10} and "by the 2 reads together" in settled[1]
+
+
+def _unsure(cubes: dict[str, int], alternatives: dict[str, list[tuple[int, float]]], shift_mm: float) -> TrayReading:
+    """A read unsure of some colours, each cube's patch moved ``shift_mm``."""
+    return TrayReading(cubes=cubes, trusted=False, alternatives=alternatives, detections=laid_out(cubes, shift_mm))
+
+
+def test_a_question_after_joined_reads_asks_what_they_leave_open_with_their_odds() -> None:
+    """Tuning seed 5405 ``t0019`` in small: three reads (the pile, two shaken spreads) all saw 25
+    purple, each unsure of 26, and one also of 9 blue. Joined, 25 purple is likeliest but under the
+    bar, and 9 blue is too unlikely to ask about: the host is asked about purple alone, with the
+    joined odds, and the reads' likeliest tray is what an answer completes."""
+    seen = {"purple": 25, "blue": 8}
+    purple = [(25, 0.65), (26, 0.35)]
+    pile = _unsure(seen, {"purple": purple, "blue": [(8, 0.8), (9, 0.2)]}, 0.0)
+    first, second = _unsure(seen, {"purple": purple}, 5.0), _unsure(seen, {"purple": purple}, 17.0 + 6.0)
+    witnesses = [Witness(Assessment([], seen), pile, False), Witness(Assessment([], seen), first, True)]
+    assert join_reads(witnesses, second, None, 0.03, {}, None) is None  # not sure enough to use
+    asked = asked_as_joined(witnesses, second, None, 0.03, {}, None, [])
+    assert asked is not None and asked.reconciliation is not None
+    assert asked.question == {"purple": [25, 26]}
+    assert asked.reconciliation.best == {"purple": 25, "blue": 8}
+    assert asked.doubts[0].startswith("Is it 25 or 26 purple? The counter cannot tell, and the 3 reads together")
+    purple_share = asked.reconciliation.candidates[0]["posterior"]
+    assert asked.reconciliation.candidates[0]["counts"] == {"purple": 25} and 0.5 < purple_share < JOINT_BAR
+
+
+def test_a_read_after_a_shake_that_moved_nothing_leaves_the_question_of_the_reads_before() -> None:
+    """The last shake moved nothing: that read repeats the look before it, so the question is the
+    one the reads before it leave; with no read before to join, there is no joined question."""
+    seen = {"red": 12}
+    red = [(12, 0.6), (13, 0.4)]
+    pile, moved = _unsure(seen, {"red": red}, 0.0), _unsure(seen, {"red": red}, 5.0)
+    again = _unsure(seen, {"red": red}, 5.0)
+    witnesses = [Witness(Assessment([], seen), pile, False), Witness(Assessment([], seen), moved, True)]
+    asked = asked_as_joined(witnesses, again, None, 0.03, {}, None, [])
+    assert asked is not None and asked.question == {"red": [12, 13]} and "the 2 reads together" in asked.doubts[0]
+    assert asked_as_joined(witnesses[:1], _unsure(seen, {"red": red}, 0.0), None, 0.03, {}, None, []) is None

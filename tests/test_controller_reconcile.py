@@ -9,6 +9,7 @@ leave more, the host is asked only about the colour in doubt, and the answer is 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -333,6 +334,36 @@ def test_spread_reads_that_disagree_leave_it_to_the_host(tmp_path: Path) -> None
     reading = _records(cyc, drop_id, "reading")[0].payload
     assert [a.get("action", a.get("read")) for a in reading["attempts"]] == [1, "vibrate", 2, "vibrate", 3, "vibrate", 4]
     assert not any("together" in n for n in reading["notes"])
+
+
+def test_the_question_after_joined_reads_names_what_they_leave_open(tmp_path: Path) -> None:
+    """Four reads, the tray shaken between them, each 60 % sure of the true blue: joined they still
+    leave blue open, and the host is asked. The last read alone is unsure of yellow too, but the
+    three before it were sure of yellow, so the question names blue alone, with the joined odds;
+    an answer completes the reads' likeliest tray, which is in the records."""
+    sim, cyc = _world(tmp_path)
+
+    def and_yellow(shift_mm: float) -> Callable[[dict[str, int]], TrayReading]:
+        def read(truth: dict[str, int]) -> TrayReading:
+            unsure = _blue_unsure(0.6, shift_mm)(truth)
+            y = truth["yellow"]
+            return replace(unsure, alternatives={**unsure.alternatives, "yellow": [(y, 0.6), (y + 1, 0.4)]})
+        return read
+
+    reader = ShakenReader(sim, _blue_unsure(0.6, 0.0), _blue_unsure(0.6, 5.0), _blue_unsure(0.6, -3.0), and_yellow(3.0))
+    _shaking(cyc, reader)
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    truth = sim.tray_contents()
+    b = truth["blue"]
+    assert view["phase"] == "counted" and view["needs_confirmation"] and view["question"] == {"blue": [b, b + 1]}
+    assert view["doubts"][0].startswith(f"Is it {b} or {b + 1} blue? The counter cannot tell, and the 4 reads "
+                                        f"together, the tray shaken between them, give {b} blue (")
+    reading = _records(cyc, drop_id, "reading")[0].payload
+    assert reading["reconciliation"]["best"] == truth
+    answered = cyc.answer(drop_id, {"blue": b}, who="host")
+    assert answered["phase"] == "resolved" and answered["tray_after"] == ses.clean(truth)
+    assert cyc.store.verify().ok
 
 
 def test_a_fourth_read_settles_what_three_left_open(tmp_path: Path) -> None:
