@@ -162,6 +162,57 @@ def test_a_circle_on_a_face_beside_another_is_not_a_head(prep) -> None:
     assert balls(prep, frame) == []
 
 
+def _deep_black_head(gain: float) -> Frame:
+    """A black head shaded from its top to a near-black rim (the more ``gain``, the deeper), its
+    outer rim unlit, with black cubes against it on two sides (right and below)."""
+    frame = _rim_unlit(_ball("black"))
+    assert frame.gray is not None
+    r = 4.8 * PPM
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    d = np.hypot(xx - 150.0, yy - 120.0) / r
+    frame.gray[d <= 1.0] = (20 + gain * (1 - d[d <= 1.0]) ** 2).astype(np.uint8)
+    _cube_face(frame, "black", 150 + r, 150 + r + 10 * PPM, 120 - 6 * PPM, 120 + 6 * PPM)
+    _cube_face(frame, "black", 150 - 6 * PPM, 150 + r, 120 + r, 120 + r + 10 * PPM)
+    return frame
+
+
+def _shading(frame: Frame) -> float:
+    assert frame.gray is not None
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    grey = frame.gray[np.hypot(xx - 150.0, yy - 120.0) <= 0.8 * 4.8 * PPM].astype(np.float64)
+    return float(grey.std() / grey.mean())
+
+
+def test_a_deeply_shaded_head_between_cubes_of_its_colour_is_a_head(prep) -> None:
+    """Black cubes on two sides put black in a third of a black head's rim, more than a head may
+    have (``BALL_MAX_RIM_SHARE``); a head shaded as deeply as no face is (``BALL_DEEP_SHADING``)
+    may have up to ``BALL_MAX_RIM_SHARE_DEEP``. The same circle shaded as a face's edge is not a head
+    (tuning seed 5151 `t0040`: a black cube shaded 0.38, its rim 0.49 black)."""
+    t = prep.tuning
+    deep, shallow = _deep_black_head(200), _deep_black_head(60)
+    ring, rim = _shares(deep, "black")
+    assert ring > t.BALL_MAX_RING_SHARE and t.BALL_MAX_RIM_SHARE < rim <= t.BALL_MAX_RIM_SHARE_DEEP
+    assert _shading(deep) >= t.BALL_DEEP_SHADING > _shading(shallow) >= t.BALL_MIN_SHADING_BLACK
+    assert [c for *_, c in balls(prep, deep)] == ["black"]
+    assert balls(prep, shallow) == []
+
+
+def test_a_head_read_with_the_cube_beside_it_leaves_the_cube(prep) -> None:
+    """The faces stage read a head and the cube it stands against as one patch (tuning seed 5151
+    `t0008`, read as two black cubes). The head is cut out of it: the ball, and the cube's face."""
+    frame = _rim_unlit(_ball("black"))
+    r = 4.8 * PPM
+    _cube_face(frame, "black", 150 + r, 150 + r + 10 * PPM, 120 - 5 * PPM, 120 + 5 * PPM)
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    head = np.hypot(xx - 150, yy - 120) <= 1.05 * r  # touching the face: one patch
+    face = (xx >= 150 + r) & (xx < 150 + r + 10 * PPM) & (np.abs(yy - 120) < 5 * PPM)
+    merged = _piece("black", head | face)
+    out = heads_as_pawns(prep, frame, [merged])
+    assert len(out) == 2 and out[0].ball and not out[1].ball
+    assert 0.7 * 100 < out[1].area_mm2 <= float(np.count_nonzero(face)) / PPM**2
+    assert out[1].centre[0] > 150 + r
+
+
 # -- on renders ------------------------------------------------------------------------------------
 
 def _heads(train_counter, tray_train: Path, name: str):
@@ -188,3 +239,16 @@ def test_standing_courtiers_on_renders_are_found_as_balls_where_they_stand(train
 def test_piles_without_courtiers_show_no_balls(train_counter, tray_train, name) -> None:
     found, standing = _heads(train_counter, tray_train, name)
     assert standing == [] and found == []
+
+
+def test_a_black_courtier_against_a_black_cube_is_a_courtier(train_counter, tray_train) -> None:
+    """Tuning ``t0059``: a black courtier stands against a black cube; its head's rim is 0.36 black
+    and it was counted as a black cube (13 where 12 lie in the tray), the courtier lost. Shaded as
+    deeply as a head (0.41), it is a head."""
+    from vision.imageio import read_image
+
+    meta = json.loads((tray_train / "test" / "t0059.json").read_text())
+    reading = train_counter.count(read_image(tray_train / "test" / "t0059.jpg"))
+    assert meta["courtiers"]["black"] == 1
+    assert reading.courtiers["black"] == 1
+    assert meta["visible_cubes"]["black"] <= reading.cubes["black"] <= meta["cubes"]["black"]

@@ -14,9 +14,12 @@ that colour around it (at most ``BALL_MAX_RING_SHARE`` of a ring 1.2-1.6 radii o
 fitted into a face or a pile of one colour has its colour all round). A head standing against a
 cube of its colour has that cube in its ring, but the ball's colour stops at its circle, while a
 face's corners go on past a circle fitted to it: so a circle whose ring holds its colour is still a
-head when at most ``BALL_MAX_RIM_SHARE`` of the rim just outside it (1.0-1.15 radii) is that colour.
-The cores of its colour that lie mostly inside the circle are its pieces: they are replaced by one
-core marked ``ball``.
+head when at most ``BALL_MAX_RIM_SHARE`` of the rim just outside it (1.0-1.15 radii) is that colour,
+or ``BALL_MAX_RIM_SHARE_DEEP`` where it is shaded as deeply as no face is (``BALL_DEEP_SHADING``:
+cubes of its colour on two sides of a black head). The cores of its colour that lie mostly inside
+the circle are its pieces: they are replaced by one core marked ``ball``. A core the head covers in
+good part without lying mostly inside it is the head and the cube it stands against read as one
+patch: the cube keeps what lies beyond the head.
 """
 
 from __future__ import annotations
@@ -29,25 +32,33 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import CODE_COLOUR, COLOUR_CODES
-from vision.counter.frame import Core, Frame, Prepared, box_mask, replace_cores
+from vision.counter.frame import Core, Frame, Prepared, box_mask, largest_contour, replace_cores, roundness
 from vision.counter.tuning import PPM
 
 
 def heads_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
-    """``cores`` with the pieces of every ball found replaced by one core per ball (``ball``)."""
+    """``cores`` with the pieces of every ball found replaced by one core per ball (``ball``). A core
+    of its colour the head covers in good part without lying mostly inside it (``BALL_MERGED_SHARE``
+    of the head's area) is a cube the courtier stands against, read with its head as one patch: it
+    keeps what lies beyond the head. So does a piece, where what lies beyond is face-sized."""
     assert frame.gray is not None and frame.labels is not None
     t = prep.tuning
     out = list(cores)
     for x, y, r, colour in balls(prep, frame):
         disc = np.zeros(frame.gray.shape, np.uint8)
         cv2.circle(disc, (int(round(x)), int(round(y))), int(round(t.BALL_PIECE_REACH * r)), 1, -1)
-        pieces = [c for c in out if c.colour == colour and not c.strip and _share_inside(c, disc) >= t.BALL_PIECE_SHARE]
+        mine = [c for c in out if c.colour == colour and not c.strip]
+        pieces = [c for c in mine if _share_inside(c, disc) >= t.BALL_PIECE_SHARE]
+        taken = {id(c) for c in pieces}
+        merged = [c for c in mine if id(c) not in taken and _pixels_inside(c, disc) >= t.BALL_MERGED_SHARE * math.pi * r * r]
+        beyond = [rest for c in pieces + merged if (rest := _beyond(prep, c, disc)) is not None]
         lightness = (sum(c.lightness * c.area_mm2 for c in pieces) / sum(c.area_mm2 for c in pieces)
                      if pieces else prep.pawn_l[colour])
         outline = np.asarray(cv2.ellipse2Poly((int(round(x)), int(round(y))), (int(round(r)), int(round(r))), 0, 0, 360, 15))
         r_mm = r / PPM
-        out = replace_cores(out, pieces, Core(colour, math.pi * r_mm * r_mm, r_mm, math.pi / 4, 1.0, lightness, outline,
-                                              (x, y), length_mm=2 * r_mm, width_mm=2 * r_mm, ball=True))
+        out = replace_cores(out, pieces + merged, Core(colour, math.pi * r_mm * r_mm, r_mm, math.pi / 4, 1.0, lightness,
+                                                       outline, (x, y), length_mm=2 * r_mm, width_mm=2 * r_mm, ball=True))
+        out += beyond
     return out
 
 
@@ -77,12 +88,14 @@ def balls(prep: Prepared, frame: Frame) -> list[tuple[float, float, float, str]]
             continue
         grey = frame.gray[y0:y1, x0:x1][inner].astype(np.float32)
         least = t.BALL_MIN_SHADING_BLACK if colour == "black" else t.BALL_MIN_SHADING
-        if float(grey.std()) / max(float(grey.mean()), 1.0) < least:
+        shading = float(grey.std()) / max(float(grey.mean()), 1.0)
+        if shading < least:
             continue
         ring = (d >= 1.2) & (d <= 1.6)
         if np.count_nonzero(labels[ring] == code) > t.BALL_MAX_RING_SHARE * max(np.count_nonzero(ring), 1):
             rim = (d >= 1.0) & (d <= 1.15)
-            if np.count_nonzero(labels[rim] == code) > t.BALL_MAX_RIM_SHARE * max(np.count_nonzero(rim), 1):
+            most = t.BALL_MAX_RIM_SHARE_DEEP if shading >= t.BALL_DEEP_SHADING else t.BALL_MAX_RIM_SHARE
+            if np.count_nonzero(labels[rim] == code) > most * max(np.count_nonzero(rim), 1):
                 continue
         out.append((float(x), float(y), float(r), colour))
     return out
@@ -93,3 +106,35 @@ def _share_inside(core: Core, disc: NDArray[Any]) -> float:
     mask, x, y = box_mask(core.contour)
     inside = disc[y:y + mask.shape[0], x:x + mask.shape[1]]
     return float(np.count_nonzero(mask[:inside.shape[0], :inside.shape[1]] & inside)) / max(np.count_nonzero(mask), 1)
+
+
+def _pixels_inside(core: Core, disc: NDArray[Any]) -> int:
+    """How many of a core's pixels lie inside a disc mask."""
+    mask, x, y = box_mask(core.contour)
+    inside = disc[y:y + mask.shape[0], x:x + mask.shape[1]]
+    return int(np.count_nonzero(mask[:inside.shape[0], :inside.shape[1]] & inside))
+
+
+def _beyond(prep: Prepared, core: Core, disc: NDArray[Any]) -> Core | None:
+    """What of ``core`` lies beyond a head (outside ``disc``), as a core of its own: the largest
+    piece left after a 1-pixel opening, where it is at least a face's smallest (``MIN_FACE_AREA_MM2``);
+    else None. Its lightness is the core's."""
+    mask, x, y = box_mask(core.contour)
+    inside = disc[y:y + mask.shape[0], x:x + mask.shape[1]]
+    mask = mask[:inside.shape[0], :inside.shape[1]]
+    rest = cv2.morphologyEx(mask & (1 - inside), cv2.MORPH_OPEN, prep.k3)
+    n, comp, stats, cents = cv2.connectedComponentsWithStats(rest, connectivity=4)
+    if n <= 1:
+        return None
+    i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    area_mm2 = float(stats[i, cv2.CC_STAT_AREA]) / PPM**2
+    if area_mm2 < prep.tuning.MIN_FACE_AREA_MM2:
+        return None
+    part = (comp == i).astype(np.uint8)
+    contour = largest_contour(part)
+    rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
+    r_in = float(cv2.distanceTransform(part, cv2.DIST_L2, 3).max()) / PPM
+    return Core(core.colour, area_mm2, r_in, float(stats[i, cv2.CC_STAT_AREA]) / max(rect_w * rect_h, 1.0),
+                roundness(contour), core.lightness, contour + np.array([x, y]),
+                (float(cents[i][0] + x), float(cents[i][1] + y)), length_mm=max(rect_w, rect_h) / PPM,
+                width_mm=min(rect_w, rect_h) / PPM)

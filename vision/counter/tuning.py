@@ -103,6 +103,17 @@ class Tuning:
     # on a head (8 of 16 at most 0.25), and 0.33-0.65 elsewhere (54: faces' corners going on past
     # the circle). Two readings changed, both for the better (docs/counter-figures.md).
     BALL_MAX_RIM_SHARE: float = 0.25
+    # A head shaded as deeply as no face is may have more of its colour in its rim: cubes of its
+    # colour on two sides. On 308 tuning frames (those above, and seeds 31 and 9494 as rendered so
+    # far), of the circles that failed the ring and the rim at 0.25, every one shaded 0.40 or more was
+    # a head: four black heads shaded 0.41-0.68 with 0.30-0.36 of the rim black (and a blue one at
+    # 0.42), against 26 other circles shaded at most 0.38 (a black cube, its rim 0.49 black).
+    BALL_DEEP_SHADING: float = 0.40
+    BALL_MAX_RIM_SHARE_DEEP: float = 0.40
+    # A core of the head's colour holding at least this share of the head's area without lying
+    # mostly inside it is the head read with the cube it stands against as one patch: the head is
+    # cut out of it (vision.counter.balls.heads_as_pawns).
+    BALL_MERGED_SHARE: float = 0.3
     BALL_PIECE_REACH: float = 1.15
     BALL_PIECE_SHARE: float = 0.6
     # -- a cube on its corner (vision.counter.corners) --
