@@ -252,6 +252,10 @@ def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
     return GateOutcome("asks", done.right, used, done.outside == 0, len(verified.question))
 
 
+def _colours(n: int) -> str:
+    return f"{n} colour" + ("" if n == 1 else "s")
+
+
 def is_trusted(reading: TrayReading) -> bool:
     trusted = getattr(reading, "trusted", None)
     if trusted is None:
@@ -397,7 +401,7 @@ def station_summary(rows: list[Scored]) -> list[str]:
         + (f" (answered, the tray is right on {sum(r.station_right for r in asks)}"
            + (f", its cubes on {sum(r.station_cubes_right for r in asks)}"
               if any(r.station_cubes_right and not r.station_right for r in asks) else "")
-           + (f"; {sum(r.station_asked for r in asks)} colours asked about" if any(r.station_asked for r in asks) else "")
+           + (f"; {_colours(sum(r.station_asked for r in asks))} asked about" if any(r.station_asked for r in asks) else "")
            + ")" if asks else "") + "; "
         f"a cube left hidden after shaking "
         f"{sum(r.station == 'shakes' for r in rows)}; refuses {sum(r.station == 'refuses' for r in rows)}",

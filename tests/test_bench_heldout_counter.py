@@ -102,6 +102,8 @@ def test_an_ask_is_scored_by_what_the_host_answers_complete() -> None:
     assert "asks the host 2 (answered, the tray is right on 1); a cube left" in bench.station_summary(rows)[0]
     rows[0].station_asked, rows[1].station_asked = 1, 2
     assert "(answered, the tray is right on 1; 3 colours asked about); a cube left" in bench.station_summary(rows)[0]
+    rows[1].station_asked = 0
+    assert "(answered, the tray is right on 1; 1 colour asked about); a cube left" in bench.station_summary(rows)[0]
 
 
 def test_a_scene_the_game_cannot_hold_is_named() -> None:
