@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 
 from vision.colour import CODE_COLOUR, COLOUR_CODES
 from vision.counter.frame import Core, Frame, Prepared, box_mask, largest_contour, replace_cores, roundness
+from vision.counter.merged import parts, summits
 from vision.counter.tuning import PPM
 
 
@@ -51,7 +52,7 @@ def heads_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core
         pieces = [c for c in mine if _share_inside(c, disc) >= t.BALL_PIECE_SHARE]
         taken = {id(c) for c in pieces}
         merged = [c for c in mine if id(c) not in taken and _pixels_inside(c, disc) >= t.BALL_MERGED_SHARE * math.pi * r * r]
-        beyond = [rest for c in pieces + merged if (rest := _beyond(prep, c, disc)) is not None]
+        beyond = [rest for c in pieces + merged if (rest := _beyond(prep, frame, c, disc)) is not None]
         lightness = (sum(c.lightness * c.area_mm2 for c in pieces) / sum(c.area_mm2 for c in pieces)
                      if pieces else prep.pawn_l[colour])
         outline = np.asarray(cv2.ellipse2Poly((int(round(x)), int(round(y))), (int(round(r)), int(round(r))), 0, 0, 360, 15))
@@ -115,10 +116,11 @@ def _pixels_inside(core: Core, disc: NDArray[Any]) -> int:
     return int(np.count_nonzero(mask[:inside.shape[0], :inside.shape[1]] & inside))
 
 
-def _beyond(prep: Prepared, core: Core, disc: NDArray[Any]) -> Core | None:
+def _beyond(prep: Prepared, frame: Frame, core: Core, disc: NDArray[Any]) -> Core | None:
     """What of ``core`` lies beyond a head (outside ``disc``), as a core of its own: the largest
     piece left after a 1-pixel opening, where it is at least a face's smallest (``MIN_FACE_AREA_MM2``);
-    else None. Its lightness is the core's."""
+    else None. Its lightness is the core's; where it is larger than one cube shows, it is cut at its
+    necks or its summits counted as the faces stage does (:mod:`vision.counter.merged`)."""
     mask, x, y = box_mask(core.contour)
     inside = disc[y:y + mask.shape[0], x:x + mask.shape[1]]
     mask = mask[:inside.shape[0], :inside.shape[1]]
@@ -133,8 +135,14 @@ def _beyond(prep: Prepared, core: Core, disc: NDArray[Any]) -> Core | None:
     part = (comp == i).astype(np.uint8)
     contour = largest_contour(part)
     rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
-    r_in = float(cv2.distanceTransform(part, cv2.DIST_L2, 3).max()) / PPM
-    return Core(core.colour, area_mm2, r_in, float(stats[i, cv2.CC_STAT_AREA]) / max(rect_w * rect_h, 1.0),
+    dist = cv2.distanceTransform(part, cv2.DIST_L2, 3)
+    cut: tuple[tuple[float, float, int], ...] = ()
+    peaks = 1
+    if area_mm2 > prep.tuning.SINGLE_MAX_MM2:
+        assert frame.gray is not None
+        cut = parts(prep, part > 0, frame.gray[y:y + part.shape[0], x:x + part.shape[1]])
+        peaks = 1 if cut else summits(prep, dist)
+    return Core(core.colour, area_mm2, float(dist.max()) / PPM, float(stats[i, cv2.CC_STAT_AREA]) / max(rect_w * rect_h, 1.0),
                 roundness(contour), core.lightness, contour + np.array([x, y]),
-                (float(cents[i][0] + x), float(cents[i][1] + y)), length_mm=max(rect_w, rect_h) / PPM,
-                width_mm=min(rect_w, rect_h) / PPM)
+                (float(cents[i][0] + x), float(cents[i][1] + y)), peaks, max(rect_w, rect_h) / PPM,
+                width_mm=min(rect_w, rect_h) / PPM, parts=cut)
