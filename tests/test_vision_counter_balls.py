@@ -241,6 +241,22 @@ def test_piles_without_courtiers_show_no_balls(train_counter, tray_train, name) 
     assert standing == [] and found == []
 
 
+def test_two_faces_left_beyond_a_head_stay_two(prep) -> None:
+    """A head read with two touching faces beside it: what lies beyond the head is larger than one
+    cube shows, and is cut at its neck into two faces as the faces stage cuts a merged core."""
+    frame = _rim_unlit(_ball("black"))
+    r = 4.8 * PPM
+    x0 = 150 + r
+    _cube_face(frame, "black", x0, x0 + 20 * PPM, 120 - 5 * PPM, 120 + 5 * PPM)
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    head = np.hypot(xx - 150, yy - 120) <= 1.05 * r
+    faces = (xx >= x0) & (xx < x0 + 20 * PPM) & (np.abs(yy - 120) < 5 * PPM)
+    neck = (np.abs(xx - (x0 + 10 * PPM)) < 1) & (np.abs(yy - 120) >= 2 * PPM)
+    out = heads_as_pawns(prep, frame, [_piece("black", (head | faces) & ~neck)])
+    assert [c.ball for c in out] == [True, False]
+    assert out[1].area_mm2 > prep.tuning.SINGLE_MAX_MM2 and len(out[1].parts) == 2
+
+
 def test_a_black_courtier_against_a_black_cube_is_a_courtier(train_counter, tray_train) -> None:
     """Tuning ``t0059``: a black courtier stands against a black cube; its head's rim is 0.36 black
     and it was counted as a black cube (13 where 12 lie in the tray), the courtier lost. Shaded as
