@@ -27,7 +27,8 @@ fresh ``--data`` folder) and prints:
   ``tNNNNs2.jpg`` (spread anew, a new capture), after a third ``tNNNNs3.jpg``, else the same read
   again (a bench cannot move the cubes). Printed: scenes acted on without asking (and how many of those wrongly), asked (and how
   many of those the host's answers complete right: the colours asked about answered with the
-  tray's counts, the rest as read), a cube left hidden, refused (and of the wrong acts, those with
+  tray's counts, the rest as the cycle keeps them; and how many colours the questions name), a
+  cube left hidden, refused (and of the wrong acts, those with
   every cube right and a courtier misread); where twins were read, how often and with what
   outcome; and every twin read alone (how a spread tray reads);
 * with ``--reliability``, beside the counter's reliability table, the joined reads': each clean
