@@ -48,10 +48,15 @@ def heads_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core
     for x, y, r, colour in balls(prep, frame):
         disc = np.zeros(frame.gray.shape, np.uint8)
         cv2.circle(disc, (int(round(x)), int(round(y))), int(round(t.BALL_PIECE_REACH * r)), 1, -1)
-        mine = [c for c in out if c.colour == colour and not c.strip]
-        pieces = [c for c in mine if _share_inside(c, disc) >= t.BALL_PIECE_SHARE]
-        taken = {id(c) for c in pieces}
-        merged = [c for c in mine if id(c) not in taken and _pixels_inside(c, disc) >= t.BALL_MERGED_SHARE * math.pi * r * r]
+        pieces, merged = [], []
+        for c in out:
+            if c.colour != colour or c.strip:
+                continue
+            inside, total = _pixels_inside(c, disc)
+            if inside / max(total, 1) >= t.BALL_PIECE_SHARE:
+                pieces.append(c)
+            elif inside >= t.BALL_MERGED_SHARE * math.pi * r * r:
+                merged.append(c)
         beyond = [rest for c in pieces + merged if (rest := _beyond(prep, frame, c, disc)) is not None]
         lightness = (sum(c.lightness * c.area_mm2 for c in pieces) / sum(c.area_mm2 for c in pieces)
                      if pieces else prep.pawn_l[colour])
@@ -102,18 +107,18 @@ def balls(prep: Prepared, frame: Frame) -> list[tuple[float, float, float, str]]
     return out
 
 
-def _share_inside(core: Core, disc: NDArray[Any]) -> float:
-    """Share of a core's pixels inside a disc mask."""
+def _in_disc(core: Core, disc: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any], int, int]:
+    """A core's pixels in its box (``box_mask``) and the disc mask over that box, cut alike to the
+    view, with the box's corner ``(x, y)``."""
     mask, x, y = box_mask(core.contour)
     inside = disc[y:y + mask.shape[0], x:x + mask.shape[1]]
-    return float(np.count_nonzero(mask[:inside.shape[0], :inside.shape[1]] & inside)) / max(np.count_nonzero(mask), 1)
+    return mask[:inside.shape[0], :inside.shape[1]], inside, x, y
 
 
-def _pixels_inside(core: Core, disc: NDArray[Any]) -> int:
-    """How many of a core's pixels lie inside a disc mask."""
-    mask, x, y = box_mask(core.contour)
-    inside = disc[y:y + mask.shape[0], x:x + mask.shape[1]]
-    return int(np.count_nonzero(mask[:inside.shape[0], :inside.shape[1]] & inside))
+def _pixels_inside(core: Core, disc: NDArray[Any]) -> tuple[int, int]:
+    """How many of a core's pixels lie inside a disc mask, and how many it has."""
+    mask, inside, _, _ = _in_disc(core, disc)
+    return int(np.count_nonzero(mask & inside)), int(np.count_nonzero(mask))
 
 
 def _beyond(prep: Prepared, frame: Frame, core: Core, disc: NDArray[Any]) -> Core | None:
@@ -121,9 +126,7 @@ def _beyond(prep: Prepared, frame: Frame, core: Core, disc: NDArray[Any]) -> Cor
     piece left after a 1-pixel opening, where it is at least a face's smallest (``MIN_FACE_AREA_MM2``);
     else None. Its lightness is the core's; where it is larger than one cube shows, it is cut at its
     necks or its summits counted as the faces stage does (:mod:`vision.counter.merged`)."""
-    mask, x, y = box_mask(core.contour)
-    inside = disc[y:y + mask.shape[0], x:x + mask.shape[1]]
-    mask = mask[:inside.shape[0], :inside.shape[1]]
+    mask, inside, x, y = _in_disc(core, disc)
     rest = cv2.morphologyEx(mask & (1 - inside), cv2.MORPH_OPEN, prep.k3)
     n, comp, stats, cents = cv2.connectedComponentsWithStats(rest, connectivity=4)
     if n <= 1:
