@@ -75,8 +75,14 @@ def join_reads(witnesses: list[Witness], obs: TrayReading, beam: int | None, clu
     Every read from the one before the first shake on is joined, fixed beforehand: no choosing,
     after the fact, the reads that agree best."""
     joint = _joint(witnesses, obs, beam, clump, dropped, tower_before)
-    if joint is None:
-        return None
+    return None if joint is None else _settled(joint, obs)
+
+
+Joint = tuple[list[TrayReading], list[tuple[float, dict[str, int]]], float]
+
+
+def _settled(joint: Joint, obs: TrayReading) -> tuple[dict[str, int], str] | None:
+    """:func:`join_reads` on reads already joined (:func:`_joint`)."""
     reads, chances, still = joint
     if not chances or chances[0][0] < JOINT_BAR:
         return None
@@ -94,7 +100,7 @@ def join_reads(witnesses: list[Witness], obs: TrayReading, beam: int | None, clu
 
 
 def _joint(witnesses: list[Witness], obs: TrayReading, beam: int | None, clump: float, dropped: dict[str, int],
-           tower_before: dict[str, int] | None) -> tuple[list[TrayReading], list[tuple[float, dict[str, int]]], float] | None:
+           tower_before: dict[str, int] | None) -> Joint | None:
     """The reads from the one before the first shake on, their joined chances and the share of
     ``obs``'s patches the last shake left unmoved; None where the tray did not visibly move before
     ``obs`` (:func:`unmoved_share`), so that the reads are no independent looks."""
@@ -123,9 +129,14 @@ def asked_as_joined(witnesses: list[Witness], obs: TrayReading, beam: int | None
     joint = _joint(witnesses, obs, beam, clump, dropped, tower_before)
     if joint is None and len(witnesses) > 1:  # the last shake moved nothing: the looks before it
         joint = _joint(witnesses[:-1], witnesses[-1].reading, beam, clump, dropped, tower_before)
-    if joint is None or not joint[1]:
-        return None
+    return None if joint is None else _question(joint, obs, beam, clump, notes)
+
+
+def _question(joint: Joint, obs: TrayReading, beam: int | None, clump: float, notes: list[str]) -> Assessment | None:
+    """:func:`asked_as_joined` on reads already joined (:func:`_joint`)."""
     reads, chances, _ = joint
+    if not chances:
+        return None
     shares: dict[str, dict[int, float]] = {}
     for weight, tray in chances:
         for colour, n in tray.items():
@@ -157,3 +168,17 @@ def settled_by_joining(rec: Reconciliation, whole: dict[str, int], reason: str, 
     recorded in the reconciliation and the notes."""
     rec.cubes, rec.question, rec.reason = whole, {}, reason
     return Assessment([], dict(whole), rec, [*notes, f"reconciled without asking: {reason}"])
+
+
+def settled_or_asked(witnesses: list[Witness], obs: TrayReading, rec: Reconciliation, beam: int | None, clump: float,
+                     dropped: dict[str, int], tower_before: dict[str, int] | None, notes: list[str]) -> Assessment | None:
+    """The reads joined once: the tray content they settle (:func:`join_reads`, used without asking
+    and recorded in ``rec``), else the question they leave (:func:`asked_as_joined`); None where
+    they can be neither settled nor asked about together."""
+    joint = _joint(witnesses, obs, beam, clump, dropped, tower_before)
+    settled = None if joint is None else _settled(joint, obs)
+    if settled is not None:
+        return settled_by_joining(rec, *settled, notes)
+    if joint is None and len(witnesses) > 1:  # the last shake moved nothing: the looks before it
+        joint = _joint(witnesses[:-1], witnesses[-1].reading, beam, clump, dropped, tower_before)
+    return None if joint is None else _question(joint, obs, beam, clump, notes)

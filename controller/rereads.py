@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.joined_reads import Witness, asked_as_joined, join_reads, settled_by_joining
+from controller.joined_reads import Witness, settled_or_asked
 from controller.verify import Assessment, Reconciliation, assess, question_text
 from hardware.config import DEFAULT_BEAM_CLUMP
 from vision.reading import TrayReading
@@ -97,8 +97,9 @@ def checked_against(witnesses: list[Witness], after: Assessment, obs: TrayReadin
     """A read after shaking that has no doubt of its own (``after``), held against the reads before
     it that were unsure only of the counter's own counts (``witnesses``, from the read before the
     first shake on): used, with a note, where each allowed it; where they disagree (:func:`contradicts`),
-    the tray content all of them make sure together (:func:`join_reads`: a pile read may rightly
-    have missed a cube that lay hidden); else a question about the colours they disagree on,
+    the tray content all of them make sure together, or else the question they leave together
+    (:func:`controller.joined_reads.settled_or_asked`: a pile read may rightly have missed a cube
+    that lay hidden); where they cannot be joined, a question about the colours they disagree on,
     nothing used without the host."""
     odd: dict[str, list[int]] = {}
     for before, _, _ in witnesses:
@@ -110,12 +111,9 @@ def checked_against(witnesses: list[Witness], after: Assessment, obs: TrayReadin
                            + (first.doubts[0] if first.doubts else "its counter's doubt"))
         return after
     rec = after.reconciliation or Reconciliation("", [], beam, clump)
-    settled = join_reads(witnesses, obs, beam, clump, dropped, tower_before)
-    if settled is not None:
-        return settled_by_joining(rec, *settled, after.notes)
-    asked = asked_as_joined(witnesses, obs, beam, clump, dropped, tower_before, after.notes)
-    if asked is not None:
-        return asked
+    joined_up = settled_or_asked(witnesses, obs, rec, beam, clump, dropped, tower_before, after.notes)
+    if joined_up is not None:
+        return joined_up
     rec.question, rec.cubes = odd, None
     rec.reason = ("the reads before and after shaking the tray disagree ("
                   + "; ".join(f"{' or '.join(map(str, n))} {colour}" for colour, n in odd.items()) + ")")
@@ -126,15 +124,13 @@ def checked_against(witnesses: list[Witness], after: Assessment, obs: TrayReadin
 def joined(witnesses: list[Witness], after: Assessment, obs: TrayReading, dropped: dict[str, int],
            tower_before: dict[str, int] | None) -> Assessment:
     """A read after shaking that is still unsure alone (only the counter's question open), joined
-    with the reads before it (:func:`join_reads`): the tray content they make sure together is used
-    without the host; else ``after`` is returned as it is."""
+    with the reads before it (:func:`controller.joined_reads.settled_or_asked`): the tray content
+    they make sure together is used without the host, else the host is asked what they leave open;
+    where they cannot be joined, ``after`` is returned as it is."""
     rec = after.reconciliation
     if rec is None or rec.beam_too_high or not witnesses:
         return after
-    settled = join_reads(witnesses, obs, rec.beam, rec.clump, dropped, tower_before)
-    if settled is not None:
-        return settled_by_joining(rec, *settled, after.notes)
-    return asked_as_joined(witnesses, obs, rec.beam, rec.clump, dropped, tower_before, after.notes) or after
+    return settled_or_asked(witnesses, obs, rec, rec.beam, rec.clump, dropped, tower_before, after.notes) or after
 
 
 def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
@@ -145,7 +141,7 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
     A doubt a still tray keeps (:func:`shaking_may_settle`) has the tray shaken at once, where
     there is a tray board, and read again; a read after shaking is used only where the reads before
     it allowed it too (:func:`contradicts`) or all the reads together make one tray content sure
-    (:func:`join_reads`), and one still unsure alone only where it and the reads before it together
+    (:func:`controller.joined_reads.join_reads`), and one still unsure alone only where it and the reads before it together
     make its counts sure (:func:`joined`); else the tray is shaken again and read again, up to the
     last read. Other doubts are read again as the tray lies (a hand may have moved away, a cube may
     have settled), then after a shake each time.
