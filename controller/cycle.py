@@ -250,6 +250,10 @@ class DropCycle(BetweenBattles):
         needs = bool(verified.doubts)
         # the counter's alternatives weighed against the beam and the ledger: the tray used, and why
         reconciled = verified.reconciliation.as_dict() if verified.reconciliation is not None else None
+        if reconciled is not None and reconciled["question"]:
+            # which asked colours the photo shown with the question circles, so that the host is
+            # not sent to look for a circle that is not there
+            reconciled["circled"] = sorted(set(reconciled["question"]) & obs.circled_colours)
         state = ses.set_phase(self.state, "counted", reading=reading, doubts=verified.doubts,
                               needs_confirmation=needs, reconciliation=reconciled, notes=verified.notes,
                               images={k: Path(v).resolve().relative_to(self.store.data_dir.resolve()).as_posix()

@@ -51,6 +51,9 @@ def drop_view_of(drop: dict[str, Any]) -> dict[str, Any]:
         "doubts": drop.get("doubts", []),
         "reconciliation": drop.get("reconciliation"),
         "question": ((drop.get("reconciliation") or {}).get("question") or {}) if drop.get("needs_confirmation") else {},
+        # the colours asked about that the photo circles no patch of (a record from before this was
+        # kept says nothing: none listed)
+        "question_uncircled": _uncircled(drop) if drop.get("needs_confirmation") else [],
         "notes": drop.get("notes", []),
         "corrections": drop.get("corrections", []),
         # what the tray held as the battle was resolved: the host's correction where there is one
@@ -59,6 +62,13 @@ def drop_view_of(drop: dict[str, Any]) -> dict[str, Any]:
         "summary": summary(drop["battle"], result) if result else None,
         "instructions": instructions(drop["battle"], result) if result else [],
     }
+
+
+def _uncircled(drop: dict[str, Any]) -> list[str]:
+    rec = drop.get("reconciliation") or {}
+    if "circled" not in rec:
+        return []
+    return sorted(set(rec.get("question") or {}) - set(rec["circled"]))
 
 
 def closed_drop_view(store: RecordStore, drop_id: int) -> dict[str, Any]:

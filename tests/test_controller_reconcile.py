@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 from laid_out import laid_out
+from rich.console import Console
 
 from controller import session as ses
+from controller.cli._render import result_panel
 from controller.cycle import DropCycle
 from controller.readers import DirectReader
 from controller.records import RecordStore
@@ -457,3 +459,44 @@ def test_a_reconciled_reading_is_resolved_as_reconciled_after_a_crash(tmp_path: 
     assert view is not None and view["phase"] == "resolved"
     assert view["tray_after"] == ses.clean(sim.tray_contents())  # the reconciled tray, not the camera's
     assert sim.release_count == 2
+
+
+def _marked(read: Callable[[dict[str, int]], TrayReading], colour: str) -> Callable[[dict[str, int]], TrayReading]:
+    """``read``, with its first patch of ``colour`` the one in doubt (circled on its photo)."""
+    def marked(truth: dict[str, int]) -> TrayReading:
+        reading = read(truth)
+        first = next(d for d in reading.detections if d.colour == colour)
+        return replace(reading, detections=[replace(d, doubt=True) if d is first else d for d in reading.detections])
+    return marked
+
+
+def test_the_host_is_told_whether_the_photo_circles_the_colour_asked_about(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The question after joined reads names blue, but the last photo circles only a yellow patch
+    (that read alone doubted yellow): the view and the CLI send the host to the tray for blue, not
+    to a circle that is not there; the record keeps which asked colours the photo circles. A read
+    whose own blue patch is circled is asked about as before."""
+    sim, cyc = _world(tmp_path)
+
+    def yellow_unsure(truth: dict[str, int]) -> TrayReading:
+        unsure = _blue_unsure(0.6, 3.0)(truth)
+        y = truth["yellow"]
+        return replace(unsure, alternatives={**unsure.alternatives, "yellow": [(y, 0.6), (y + 1, 0.4)]})
+
+    reader = ShakenReader(sim, _blue_unsure(0.6, 0.0), _blue_unsure(0.6, 5.0), _blue_unsure(0.6, -3.0),
+                          _marked(yellow_unsure, "yellow"))
+    _shaking(cyc, reader)
+    view = cyc.release(cyc.plan(ATTACK)["drop_id"])
+    assert set(view["question"]) == {"blue"}
+    assert view["reconciliation"]["circled"] == [] and view["question_uncircled"] == ["blue"]
+    Console(width=200).print(result_panel(view))
+    said = capsys.readouterr().out
+    assert "The photo circles no patch of blue: look at the tray." in said and "is circled on the photo" not in said
+    assert _records(cyc, view["drop_id"], "reading")[0].payload["reconciliation"]["circled"] == []
+
+    sim, cyc = _world(tmp_path / "circled")
+    _shaking(cyc, ShakenReader(sim, _marked(_blue_unsure(0.6, 0.0), "blue")))
+    view = cyc.release(cyc.plan(ATTACK)["drop_id"])
+    assert set(view["question"]) == {"blue"}
+    assert view["reconciliation"]["circled"] == ["blue"] and view["question_uncircled"] == []
+    Console(width=200).print(result_panel(view))
+    assert "The doubted patch is circled on the photo." in capsys.readouterr().out

@@ -88,6 +88,13 @@ class TrayReading:
         if not self.usable:
             self.trusted = False
 
+    @property
+    def circled_colours(self) -> set[str]:
+        """The colours with a patch circled on the annotated photo (``Detection.doubt``). A question
+        about another colour (the reads of a shaken tray disagreed on it, or its cubes left colour
+        no patch explains) has nothing on the photo to point at."""
+        return {d.colour for d in self.detections if d.doubt and d.colour is not None}
+
     @classmethod
     def unusable(cls, reason: str, detections: list[Detection] | None = None,
                  marker_ids: tuple[int, ...] = ()) -> TrayReading:

@@ -103,10 +103,13 @@ def result_panel(view: dict[str, Any]) -> Panel:
     question = view.get("question") or {}
     if question:
         example = " ".join(f"{c}={n[-1]}" for c, n in sorted(question.items()))
+        bare = view.get("question_uncircled") or []
+        look = (f"The photo circles no patch of {' and '.join(bare)}: look at the tray." if bare
+                else "The doubted patch is circled on the photo.")
         rows.append(Text(say(reconciled.get("question_text") or ""), style="bold red") +
-                    Text("  " + say("The doubted patch is circled on the photo. Answer with "
-                                    f"`tower answer {view['drop_id']} {example} --who NAME`, or confirm or correct "
-                                    "the whole tray (tower correct)."), style="red"))
+                    Text("  " + say(look) + " " + say(f"Answer with `tower answer {view['drop_id']} {example} "
+                                                      "--who NAME`, or confirm or correct the whole tray (tower correct)."),
+                         style="red"))
     elif view.get("needs_confirmation"):
         rows.append(Text(say("The host must confirm or correct this reading (tower correct)."), style="bold red"))
     return Panel(Group(*rows), title=say(f"Drop {view['drop_id']}: {view['phase']}"),

@@ -123,9 +123,21 @@ export function questionView(record) {
   return h("div", { class: "notice warn question", id: "question" },
     h("strong", { class: "question-text", id: "question-text", text: questionText(q) }),
     others.length ? h("ul", {}, others.map((d) => h("li", { text: d }))) : null,
-    h("p", { text: mine ? "The patch in doubt is circled on the photo. Look at the tray and tap the count."
-      : "The patch in doubt is circled on the photo; the host answers." }),
+    h("p", { text: lookHint(record, mine) }),
     ...rows);
+}
+
+// Where the host should look: the circled patch, or the tray itself for a colour the photo circles no
+// patch of (the reads of a shaken tray disagreed on it, or colour no patch explains made it doubtful).
+function lookHint(record, mine) {
+  const bare = (record.question_uncircled || []).map(label);
+  if (!bare.length) {
+    return mine ? "The patch in doubt is circled on the photo. Look at the tray and tap the count."
+      : "The patch in doubt is circled on the photo; the host answers.";
+  }
+  const colours = bare.length > 1 ? bare.slice(0, -1).join(", ") + " and " + bare[bare.length - 1] : bare[0];
+  return mine ? `The photo circles no patch of ${colours}: look at the tray and tap the count.`
+    : `The photo circles no patch of ${colours}; the host looks at the tray and answers.`;
 }
 
 export function correctionForm(record, tray) {
