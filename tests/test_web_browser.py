@@ -469,7 +469,11 @@ def test_the_page_asks_only_about_the_colour_in_doubt_and_takes_the_answer(brows
         expect(page.locator("#question-text")).to_have_text(f"Is it {b} or {b + 1} blue?")
         expect(page.locator("#question .answer")).to_have_count(2)  # only the doubted colour is asked
     expect(watcher.locator(f"#answer-blue-{b}")).to_be_disabled()  # a watcher sees it, the host answers
+    # this reader circles no patch: the page sends the host to the tray, not to a circle
+    assert view["question_uncircled"] == ["blue"]
+    expect(watcher.locator("#question p")).to_have_text("The photo circles no patch of blue; the host looks at the tray and answers.")
     log_in(host)
+    expect(host.locator("#question p")).to_have_text("The photo circles no patch of blue: look at the tray and tap the count.")
     host.click(f"#answer-blue-{b}")
     expect(host.locator("#outcome")).to_be_visible()
     expect(host.locator("#question")).to_have_count(0)
