@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import simulation.synthetic_profile as calibration_synthetic
-from vision.colour import BACKGROUND, COLOUR_CODES, lab_to_reflectance
+from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, lab_to_reflectance
 from vision.counter.frame import Core, Frame, Prepared
-from vision.counter.lying import floor_share, lying_as_pawns, lying_courtiers, waist
+from vision.counter.lying import floor_share, holes_filled, lying_as_pawns, lying_courtiers, waist
 from vision.counter.tuning import PPM
 from vision.plate import TRAY_VIEW
 
@@ -79,6 +79,38 @@ def test_a_courtier_on_its_side_is_found_and_its_pieces_become_one_pawn(prep) ->
     out = lying_as_pawns(prep, frame, cores)
     assert len(out) == 2 and out[0] is cores[1]
     assert out[1].lying and out[1].colour == "blue"
+
+
+def _speckled(frame: Frame, mask: np.ndarray, seed: int = 3) -> np.ndarray:
+    """Punch holes of no class (up to 4 px, 1.3 mm) into ``mask``'s pixels in ``frame``'s labels, as
+    a courtier's speckled body leaves them; the mask of its colour that is left."""
+    rng = np.random.default_rng(seed)
+    holes = np.zeros_like(mask)
+    ys, xs = np.nonzero(mask)
+    for i in rng.choice(len(xs), 40, replace=False):
+        cv2.circle(holes, (int(xs[i]), int(ys[i])), int(rng.integers(1, 3)), 1, -1)
+    holes &= mask
+    frame.labels[holes > 0] = UNKNOWN
+    return (mask & (1 - holes)).astype(np.uint8)
+
+
+def test_a_speckled_courtier_that_left_no_face_is_found_whole(prep) -> None:
+    """Tuning 5404 ``t0016s2``: a lying courtier's body was so speckled with pixels of no class that
+    the faces stage kept nothing of it, and the frame was trusted without it. Its holes are filled
+    and it is read as a pawn of its own; a face of its colour elsewhere stays a face."""
+    mask = _courtier_mask()
+    frame = _view(prep, "purple", mask)
+    left = _speckled(frame, mask)
+    floor_in_holes = Frame(None, None, frame.tray, LEVEL)  # type: ignore[arg-type]
+    floor_in_holes.labels = np.where(frame.labels == UNKNOWN, BACKGROUND, frame.labels).astype(np.uint8)
+    assert lying_courtiers(prep, floor_in_holes, "purple") == []  # holes of floor are not filled
+    face = np.zeros_like(mask)
+    cv2.rectangle(face, _mm(90, 30), _mm(100, 40), 1, -1)
+    out = lying_as_pawns(prep, frame, [_core("purple", face)])
+    assert len(out) == 2 and not out[0].lying and out[1].lying and out[1].colour == "purple"
+    filled = holes_filled(prep, frame, (frame.labels == COLOUR_CODES["purple"]).view(np.uint8), 0, 0)
+    assert np.count_nonzero(filled) > np.count_nonzero(left)  # its holes taken in
+    assert not np.any((filled > 0) & (frame.labels == BACKGROUND))  # and nothing of the floor
 
 
 def test_a_face_a_flat_lit_courtier_shape_and_a_shape_under_a_cube_are_not_lying_courtiers(prep) -> None:

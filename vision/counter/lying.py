@@ -15,6 +15,12 @@ core marked ``lying``, read as a pawn. A patch touching the tray view's edge is 
 and never measured. A cube partly under another can show a tapered part too, but it borders the
 cube over it: a lying courtier lies mostly on the floor (``LYING_MIN_FLOOR_SHARE`` of a 1 mm band
 around it).
+
+A courtier's curved, speckled body can leave many of its pixels in no class at all: the faces stage
+then keeps no piece of it, and its colour was left uncounted while the frame was trusted (tuning
+5404 ``t0016s2``). So holes of unclassified pixels inside a courtier colour's patch, up to
+``LYING_HOLE_MM`` across, are filled before it is measured, and a lying courtier found where no
+core of its colour lies is added as a pawn of its own.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import BACKGROUND, COLOUR_CODES, bgr_to_lab
+from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, bgr_to_lab
 from vision.counter.frame import Core, Frame, Prepared, box_mask, largest_contour, replace_cores, roundness
 from vision.counter.tuning import PPM
 
@@ -41,6 +47,8 @@ def lying_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core
                     pieces.append(c)
             if pieces:
                 out = replace_cores(out, pieces, core)
+            elif not any(c.colour == colour and _touches(c, blob, x0, y0) for c in out):
+                out.append(core)  # nothing of it was kept as a face: found whole here, or not at all
     return out
 
 
@@ -52,7 +60,7 @@ def lying_courtiers(prep: Prepared, frame: Frame, colour: str) -> list[tuple[NDA
         is_colour, ox, oy = frame.colour_boxes[colour]
     else:
         is_colour, ox, oy = (frame.labels == COLOUR_CODES[colour]).view(np.uint8), 0, 0
-    mask = cv2.morphologyEx(is_colour, cv2.MORPH_OPEN, prep.k3)
+    mask = cv2.morphologyEx(holes_filled(prep, frame, is_colour, ox, oy), cv2.MORPH_OPEN, prep.k3)
     lo, hi = (a * PPM * PPM for a in t.LYING_AREA_MM2)
     height, width = frame.labels.shape
     top, pawn = prep.top_l[colour], prep.pawn_l[colour]
@@ -89,6 +97,28 @@ def lying_courtiers(prep: Prepared, frame: Frame, colour: str) -> list[tuple[NDA
                                      centre(blob, x, y), length_mm=length, width_mm=wide,
                                      lying=True)))
     return out
+
+
+def holes_filled(prep: Prepared, frame: Frame, is_colour: NDArray[np.uint8], ox: int, oy: int) -> NDArray[np.uint8]:
+    """A colour's pixels (``is_colour``, its box from ``ox, oy`` in the tray view) with the holes of
+    unclassified pixels that a closing of ``LYING_HOLE_MM`` bridges taken into it: a speckled
+    courtier whole. Only pixels of no class are taken; the floor and other colours stay out."""
+    assert frame.labels is not None
+    h, w = is_colour.shape
+    unknown = frame.labels[oy:oy + h, ox:ox + w] == UNKNOWN
+    if not unknown.any():
+        return is_colour
+    k = max(3, int(round(prep.tuning.LYING_HOLE_MM * PPM)) | 1)
+    closed = cv2.morphologyEx(is_colour, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    return np.asarray(is_colour | (unknown & (closed > 0)).view(np.uint8), np.uint8)
+
+
+def _touches(core: Core, blob: NDArray[np.uint8], x0: int, y0: int) -> bool:
+    """Whether any point of ``core``'s outline lies on ``blob`` (its pixels from ``x0, y0``)."""
+    pts = core.contour.reshape(-1, 2).astype(np.int64) - (x0, y0)
+    h, w = blob.shape
+    inside = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
+    return bool(blob[pts[inside, 1], pts[inside, 0]].any())
 
 
 def centre(blob: NDArray[np.uint8], x: int, y: int) -> tuple[float, float]:
