@@ -213,6 +213,24 @@ def test_a_head_read_with_the_cube_beside_it_leaves_the_cube(prep) -> None:
     assert out[1].centre[0] > 150 + r
 
 
+def test_a_head_read_with_a_cube_on_each_side_leaves_both_cubes(prep) -> None:
+    """Tuning seed 5405 `t0012`: a black head stood between two black cubes, and the faces stage read
+    all three as one patch. Cut out of it, the head leaves a piece on each side: both are cubes
+    (the smaller one was dropped, and the tray read one black short)."""
+    frame = _rim_unlit(_ball("black"))
+    r = 4.8 * PPM
+    _cube_face(frame, "black", 150 + r, 150 + r + 10 * PPM, 120 - 5 * PPM, 120 + 5 * PPM)
+    _cube_face(frame, "black", 150 - r - 8 * PPM, 150 - r, 120 - 4 * PPM, 120 + 4 * PPM)
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    head = np.hypot(xx - 150, yy - 120) <= 1.05 * r
+    right = (xx >= 150 + r) & (xx < 150 + r + 10 * PPM) & (np.abs(yy - 120) < 5 * PPM)
+    left = (xx >= 150 - r - 8 * PPM) & (xx < 150 - r) & (np.abs(yy - 120) < 4 * PPM)
+    out = heads_as_pawns(prep, frame, [_piece("black", head | right | left)])
+    assert [c.ball for c in out] == [True, False, False]
+    assert sorted(c.centre[0] > 150 for c in out[1:]) == [False, True]  # one cube on each side
+    assert all(c.area_mm2 >= prep.tuning.MIN_FACE_AREA_MM2 for c in out[1:])
+
+
 # -- on renders ------------------------------------------------------------------------------------
 
 def _heads(train_counter, tray_train: Path, name: str):

@@ -57,7 +57,7 @@ def heads_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core
                 pieces.append(c)
             elif inside >= t.BALL_MERGED_SHARE * math.pi * r * r:
                 merged.append(c)
-        beyond = [rest for c in pieces + merged if (rest := _beyond(prep, frame, c, disc)) is not None]
+        beyond = [rest for c in pieces + merged for rest in _beyond(prep, frame, c, disc)]
         lightness = (sum(c.lightness * c.area_mm2 for c in pieces) / sum(c.area_mm2 for c in pieces)
                      if pieces else prep.pawn_l[colour])
         outline = np.asarray(cv2.ellipse2Poly((int(round(x)), int(round(y))), (int(round(r)), int(round(r))), 0, 0, 360, 15))
@@ -121,31 +121,32 @@ def _pixels_inside(core: Core, disc: NDArray[Any]) -> tuple[int, int]:
     return int(np.count_nonzero(mask & inside)), int(np.count_nonzero(mask))
 
 
-def _beyond(prep: Prepared, frame: Frame, core: Core, disc: NDArray[Any]) -> Core | None:
-    """What of ``core`` lies beyond a head (outside ``disc``), as a core of its own: the largest
-    piece left after a 1-pixel opening, where it is at least a face's smallest (``MIN_FACE_AREA_MM2``);
-    else None. Its lightness is the core's; where it is larger than one cube shows, it is cut at its
-    necks or its summits counted as the faces stage does (:mod:`vision.counter.merged`)."""
+def _beyond(prep: Prepared, frame: Frame, core: Core, disc: NDArray[Any]) -> list[Core]:
+    """What of ``core`` lies beyond a head (outside ``disc``), each piece left after a 1-pixel opening
+    that is at least a face's smallest (``MIN_FACE_AREA_MM2``) as a core of its own: a head standing
+    between two cubes of its colour, read with both as one patch, leaves one on each side. Each
+    piece's lightness is the core's; where it is larger than one cube shows, it is cut at its necks
+    or its summits counted as the faces stage does (:mod:`vision.counter.merged`)."""
     mask, inside, x, y = _in_disc(core, disc)
     rest = cv2.morphologyEx(mask & (1 - inside), cv2.MORPH_OPEN, prep.k3)
     n, comp, stats, cents = cv2.connectedComponentsWithStats(rest, connectivity=4)
-    if n <= 1:
-        return None
-    i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    area_mm2 = float(stats[i, cv2.CC_STAT_AREA]) / PPM**2
-    if area_mm2 < prep.tuning.MIN_FACE_AREA_MM2:
-        return None
-    part = (comp == i).astype(np.uint8)
-    contour = largest_contour(part)
-    rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
-    dist = cv2.distanceTransform(part, cv2.DIST_L2, 3)
-    cut: tuple[tuple[float, float, int], ...] = ()
-    peaks = 1
-    if area_mm2 > prep.tuning.SINGLE_MAX_MM2:
-        assert frame.gray is not None
-        cut = parts(prep, part > 0, frame.gray[y:y + part.shape[0], x:x + part.shape[1]])
-        peaks = 1 if cut else summits(prep, dist)
-    return Core(core.colour, area_mm2, float(dist.max()) / PPM, float(stats[i, cv2.CC_STAT_AREA]) / max(rect_w * rect_h, 1.0),
-                roundness(contour), core.lightness, contour + np.array([x, y]),
-                (float(cents[i][0] + x), float(cents[i][1] + y)), peaks, max(rect_w, rect_h) / PPM,
-                width_mm=min(rect_w, rect_h) / PPM, parts=cut)
+    out = []
+    for i in range(1, n):
+        area_mm2 = float(stats[i, cv2.CC_STAT_AREA]) / PPM**2
+        if area_mm2 < prep.tuning.MIN_FACE_AREA_MM2:
+            continue
+        part = (comp == i).astype(np.uint8)
+        contour = largest_contour(part)
+        rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
+        dist = cv2.distanceTransform(part, cv2.DIST_L2, 3)
+        cut: tuple[tuple[float, float, int], ...] = ()
+        peaks = 1
+        if area_mm2 > prep.tuning.SINGLE_MAX_MM2:
+            assert frame.gray is not None
+            cut = parts(prep, part > 0, frame.gray[y:y + part.shape[0], x:x + part.shape[1]])
+            peaks = 1 if cut else summits(prep, dist)
+        out.append(Core(core.colour, area_mm2, float(dist.max()) / PPM,
+                        float(stats[i, cv2.CC_STAT_AREA]) / max(rect_w * rect_h, 1.0), roundness(contour), core.lightness,
+                        contour + np.array([x, y]), (float(cents[i][0] + x), float(cents[i][1] + y)), peaks,
+                        max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM, parts=cut))
+    return out
