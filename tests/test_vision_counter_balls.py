@@ -197,6 +197,22 @@ def test_a_deeply_shaded_head_between_cubes_of_its_colour_is_a_head(prep) -> Non
     assert balls(prep, shallow) == []
 
 
+def test_a_deeply_shaded_head_boxed_in_by_cubes_of_its_colour_is_a_head(prep) -> None:
+    """Cubes of its colour on all four sides put more of a black head's rim in black (0.41 here;
+    on the tuning renders 5404 `t0009` 0.42, 5405 `t0012` 0.50) than the first deep cap, 0.40,
+    allowed; shaded as deeply as no face is, it is still a head. Shaded as a face, it is not."""
+    r = 4.8 * PPM
+    boxed = []
+    for gain in (200, 60):
+        frame = _deep_black_head(gain)
+        _cube_face(frame, "black", 150 - r - 10 * PPM, 150 - r, 120 - 6 * PPM, 120 + 6 * PPM)
+        _cube_face(frame, "black", 150 - 6 * PPM, 150 + 6 * PPM, 120 - r - 10 * PPM, 120 - r)
+        boxed.append(frame)
+    assert 0.40 < _shares(boxed[0], "black")[1] <= prep.tuning.BALL_MAX_RIM_SHARE_DEEP
+    assert [c for *_, c in balls(prep, boxed[0])] == ["black"]
+    assert balls(prep, boxed[1]) == []
+
+
 def test_a_head_read_with_the_cube_beside_it_leaves_the_cube(prep) -> None:
     """The faces stage read a head and the cube it stands against as one patch (tuning seed 5151
     `t0008`, read as two black cubes). The head is cut out of it: the ball, and the cube's face."""

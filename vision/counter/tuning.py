@@ -108,8 +108,14 @@ class Tuning:
     # far), of the circles that failed the ring and the rim at 0.25, every one shaded 0.40 or more was
     # a head: four black heads shaded 0.41-0.68 with 0.30-0.36 of the rim black (and a blue one at
     # 0.42), against 26 other circles shaded at most 0.38 (a black cube, its rim 0.49 black).
+    # The rim cap for such a head was first 0.40. On 325 tuning frames (seed 9191 as rendered so far
+    # and the twins of 5404/5405 added) every circle failing the ring and shaded 0.40 or more was
+    # still a head (7), their rims 0.16-0.50: the two above 0.40 (5404 t0009 blue, 5405 t0012
+    # black) were lost, and no circle that is not a head came near. 0.60 keeps the cap below what
+    # a circle inside a patch of its colour has (its rim all its colour); set by judgement, as no
+    # deep non-head circle bounds it.
     BALL_DEEP_SHADING: float = 0.40
-    BALL_MAX_RIM_SHARE_DEEP: float = 0.40
+    BALL_MAX_RIM_SHARE_DEEP: float = 0.60
     # A core of the head's colour holding at least this share of the head's area without lying
     # mostly inside it is the head read with the cube it stands against as one patch: the head is
     # cut out of it (vision.counter.balls.heads_as_pawns).
