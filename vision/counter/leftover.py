@@ -24,8 +24,8 @@ def leftover(prep: Prepared, frame: Frame, counted: list[Core]) -> dict[str, tup
         by_colour.setdefault(core.colour, []).append(core)
     for colour, (box, ox, oy) in frame.colour_boxes.items():
         covered = np.zeros(box.shape, np.uint8)
-        cv2.drawContours(covered, [(c.contour - np.array([ox, oy])).reshape(-1, 1, 2).astype(np.int32)
-                                   for c in by_colour.get(colour, [])], -1, 1, -1)
+        cv2.drawContours(covered, [c.contour.reshape(-1, 1, 2).astype(np.int32, copy=False)
+                                   for c in by_colour.get(colour, [])], -1, 1, -1, offset=(-ox, -oy))
         rest = cv2.morphologyEx(cv2.subtract(box, cv2.dilate(covered, prep.reach_kernel)), cv2.MORPH_OPEN, prep.k3)
         area = cv2.countNonZero(rest)
         if area == 0:
