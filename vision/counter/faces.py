@@ -139,7 +139,7 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
         if n <= 1:
             continue
         dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
-        means: list[tuple[float, ...]] = []
+        means: list[NDArray[Any]] = []
         found: list[tuple[Any, ...]] = []
         for i in range(1, n):
             area_mm2 = stats[i, cv2.CC_STAT_AREA] / PPM**2
@@ -148,12 +148,13 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
             lx, ly, w, h = stats[i, :4]
             x, y = lx + ox, ly + oy
             sub = comp[ly:ly + h, lx:lx + w] == i
-            dsub = np.where(sub, dist[ly:ly + h, lx:lx + w], 0).astype(np.float32)
+            sub8 = sub.view(np.uint8)  # the same pixels as 0/1 bytes, for OpenCV, without a copy
+            dsub = np.where(sub, dist[ly:ly + h, lx:lx + w], np.float32(0))
             r = float(dsub.max()) / PPM
             contour = None
             if r < t.HOLED_RADIUS_MM:
                 # Sensor noise punches holes into a dark face: a hole is not an edge, measure filled.
-                local = largest_contour(sub.astype(np.uint8))
+                local = largest_contour(sub8)
                 filled = np.zeros((h + 2, w + 2), np.uint8)
                 cv2.drawContours(filled, [(local + 1).reshape(-1, 1, 2)], -1, 1, -1)
                 r = float(cv2.distanceTransform(filled, cv2.DIST_L2, 3).max()) / PPM
@@ -161,10 +162,10 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
             if r < t.MIN_FACE_RADIUS_MM:
                 continue
             if contour is None:
-                contour = largest_contour(sub.astype(np.uint8)) + np.array([x, y])
+                contour = largest_contour(sub8) + np.array([x, y])
             rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
             px_area = float(stats[i, cv2.CC_STAT_AREA])
-            hull_area = max(cv2.contourArea(cv2.convexHull(contour.astype(np.int32))), 1.0)
+            hull_area = max(cv2.contourArea(cv2.convexHull(contour.astype(np.int32, copy=False))), 1.0)
             small = area_mm2 < 1.5 * t.FACE_CORE_MM2
             if px_area / hull_area < t.MIN_SOLIDITY and small:
                 continue
@@ -172,7 +173,7 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
             # patch as wide as a quarter face is not thin: a face and a tilted cube beside it.
             if small and max(rect_w, rect_h) / PPM > t.MAX_FACE_LENGTH_MM and r < t.SLIVER_MAX_RADIUS_MM:
                 continue
-            means.append(tuple(float(v) for v in np.array(cv2.mean(tray[y:y + h, x:x + w], sub.astype(np.uint8)))[:3]))
+            means.append(np.asarray(cv2.mean(tray[y:y + h, x:x + w], sub8))[:3])
             found.append((i, area_mm2, r, px_area / max(rect_w * rect_h, 1.0),
                           roundness(contour), contour, rect_w, rect_h, sub, dsub, x, y, w, h))
         if not found:
