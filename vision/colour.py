@@ -144,14 +144,17 @@ class PixelClassifier:
         return codes
 
     def _channel_luts(self, plate_level: NDArray[Any]) -> list[NDArray[Any]]:
+        """Per channel (B, G, R), each 8-bit value's term of the table index: its level's bin times
+        the channel's stride in the table (``int32``, so that three lookups and two sums make the
+        index, with no conversions of the frame's pixels)."""
         if self._last_level is not None and np.array_equal(self._last_level, plate_level):
             return self._luts
         v = np.arange(256, dtype=np.float64)
         luts = []
-        for level in plate_level:
+        for level, stride in zip(plate_level, (LUT_LEVELS * LUT_LEVELS, LUT_LEVELS, 1), strict=True):
             refl = v / max(float(level), 1e-3)
             q = np.sqrt(np.clip(refl / REFLECTANCE_SCALE, 0.0, 1.0)) * LUT_LEVELS
-            luts.append(np.minimum(q.astype(np.int64), LUT_LEVELS - 1).astype(np.uint8))
+            luts.append((np.minimum(q.astype(np.int64), LUT_LEVELS - 1) * stride).astype(np.int32))
         self._last_level = np.array(plate_level, copy=True)
         self._luts = luts
         return luts
@@ -161,7 +164,6 @@ class PixelClassifier:
         colours' gates widened to :data:`GATE_COLOUR_RELAXED`."""
         lb, lg, lr = self._channel_luts(np.asarray(plate_level, dtype=np.float64))
         b, g, r = cv2.split(bgr)
-        idx = cv2.LUT(b, lb).astype(np.int32) * (LUT_LEVELS * LUT_LEVELS)
-        idx += cv2.LUT(g, lg).astype(np.int32) * LUT_LEVELS
-        idx += cv2.LUT(r, lr).astype(np.int32)
-        return (self.relaxed_table if relaxed else self.table)[idx]
+        idx = cv2.add(cv2.add(cv2.LUT(b, lb), cv2.LUT(g, lg)), cv2.LUT(r, lr))
+        codes: NDArray[Any] = (self.relaxed_table if relaxed else self.table)[idx]
+        return codes
