@@ -101,3 +101,13 @@ def test_two_faces_of_two_colours_that_touch_keep_their_colours(prep) -> None:
     before = frame.labels.copy()
     faces.one_colour_where_speckled(prep, frame, frame.labels)
     assert (frame.labels == before).all()
+
+
+def test_seam_bound_looked_up_is_the_float_bound(prep: Prepared) -> None:
+    """The seam test in bytes (``Prepared.seam_limit``) marks the pixels the float32 bound did, for
+    every pair of closed level and depth."""
+    closed = np.repeat(np.arange(256), 256).astype(np.float32)
+    depth = np.tile(np.arange(256), 256)
+    t = prep.tuning
+    expected = depth.astype(np.float32) <= t.SEAM_DEPTH * closed + t.SEAM_FLOOR
+    assert np.array_equal(depth <= prep.seam_limit[closed.astype(np.uint8)], expected)

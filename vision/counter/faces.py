@@ -109,11 +109,13 @@ def shadow_is_not_black(prep: Prepared, frame: Frame) -> None:
 
 
 def _not_seam(prep: Prepared, gray: NDArray[Any]) -> NDArray[Any]:
-    t = prep.tuning
+    """1 where a pixel lies less than ``SEAM_DEPTH`` of the local level (plus ``SEAM_FLOOR``) below
+    it, else 0. The bound per level is looked up (``Prepared.seam_limit``), where it was worked out
+    in float32 for every pixel: the same comparison, in bytes."""
     smooth = cv2.GaussianBlur(gray, (5, 5), 0)  # a black top's sensor noise is as deep as its seams
     closed = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, prep.seam_kernel)
     depth = cv2.subtract(closed, smooth)
-    return (depth.astype(np.float32) <= t.SEAM_DEPTH * closed.astype(np.float32) + t.SEAM_FLOOR).view(np.uint8)
+    return (depth <= cv2.LUT(closed, prep.seam_limit)).view(np.uint8)
 
 
 def cores(prep: Prepared, frame: Frame) -> list[Core]:

@@ -72,6 +72,10 @@ class Prepared:
         self.locator = MarkerLocator()
         self.classifier = PixelClassifier(profile)
         self.seam_kernel = disc(t.SEAM_KERNEL_MM)
+        # Per closed grey level, the deepest dip below it that is no seam (faces._not_seam): the
+        # float32 bound ``SEAM_DEPTH * level + SEAM_FLOOR`` worked out once for every 8-bit level.
+        bound = t.SEAM_DEPTH * np.arange(256, dtype=np.float32) + t.SEAM_FLOOR
+        self.seam_limit = np.clip(np.floor(bound), 0, 255).astype(np.uint8)
         self.summit_kernel = disc(t.SUMMIT_SPACING_MM)
         self.strip_kernel = disc(2 * t.STRIP_MIN_RADIUS_MM - 1 / PPM)
         self.reach_kernel = disc(2 * t.FACE_REACH_MM)
