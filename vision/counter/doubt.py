@@ -157,7 +157,11 @@ class DoubtModel:
             forest_p = self.forest_votes(patches, frame)
             if forest_p is None:
                 return kind
-        return [blend(p, k, self.kind_weight) for p, k in zip(forest_p, kind, strict=True)]
+        if len(kind) != len(forest_p):
+            raise ValueError(f"{len(forest_p)} patches' votes for {len(kind)} patches")
+        if not kind:
+            return []
+        return list(blend(forest_p, np.array(kind), self.kind_weight))  # all rows at once
 
     def forest_votes(self, patches: list[tuple[Core, Count]], frame: Frame | None = None) -> npt.NDArray[np.float64] | None:
         """The forest's ``P(off by -1, 0, +1)`` per patch; None without a forest."""

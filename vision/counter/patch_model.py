@@ -86,17 +86,19 @@ def features(counted: Sequence[tuple[Core, Count]], gray: npt.NDArray[np.uint8] 
     spread = grey_spread([c for c, _ in counted], gray)
     kinds = {k: j for j, k in enumerate(KINDS)}
     base = N_MEASURES + N_OUTLINE
+    rows = []  # the measures, put into ``out`` at once (row by row cost more than working them out)
     for i, (core, count) in enumerate(counted):
         n = max(count.n, 1)
         vis = core.visible_mm2 / core.quarter_mm2 if core.visible_mm2 is not None and core.quarter_mm2 > 0 else -1.0
-        out[i, :base] = [count.n, count.faces, count.faces / n, count.shade, core.squareness, core.roundness,
-                         core.radius_mm, core.length_mm, core.width_mm, core.length_mm / n, core.summits,
-                         len(core.parts), vis, count.hi - count.lo, n_near[i], n_same[i], nearest[i], count.steps - count.n,
-                         *outline(core), spread[i]]
+        rows.append([count.n, count.faces, count.faces / n, count.shade, core.squareness, core.roundness,
+                     core.radius_mm, core.length_mm, core.width_mm, core.length_mm / n, core.summits,
+                     len(core.parts), vis, count.hi - count.lo, n_near[i], n_same[i], nearest[i], count.steps - count.n,
+                     *outline(core), spread[i]])
         if count.kind in kinds:
             out[i, base + kinds[count.kind]] = 1.0
         if colours[i] >= 0:
             out[i, base + len(KINDS) + colours[i]] = 1.0
+    out[:, :base] = rows
     return out
 
 
@@ -134,6 +136,10 @@ class PatchModel:
 def blend(forest_p: npt.NDArray[np.float64], kind_table: npt.NDArray[np.float64],
           kind_weight: float) -> npt.NDArray[np.float64]:
     """A patch's table over deltas -2..+2: the forest's votes, with ``kind_weight`` of its kind's
-    table mixed in so that no patch is ever certain (the forest has seen few wrong patches)."""
-    learned = np.array([0.0, forest_p[0], forest_p[1], forest_p[2], 0.0])
-    return (1.0 - kind_weight) * learned + kind_weight * kind_table
+    table mixed in so that no patch is ever certain (the forest has seen few wrong patches). Also
+    for many patches at once, one per row (``forest_p`` n x 3, ``kind_table`` n x 5)."""
+    forest_p = np.asarray(forest_p, np.float64)
+    learned = np.zeros(forest_p.shape[:-1] + (5,))
+    learned[..., 1:4] = forest_p
+    out: npt.NDArray[np.float64] = (1.0 - kind_weight) * learned + kind_weight * np.asarray(kind_table, np.float64)
+    return out
