@@ -8,7 +8,7 @@ import pytest
 
 import simulation.synthetic_profile as calibration_synthetic
 from vision.colour import BACKGROUND, COLOUR_CODES, lab_to_reflectance
-from vision.counter.frame import Core, Frame, Prepared
+from vision.counter.frame import Core, Frame, Prepared, near_cores
 from vision.counter.partial import visible_parts
 from vision.counter.tuning import PPM
 from vision.plate import TRAY_VIEW
@@ -81,3 +81,19 @@ def test_a_straight_band_as_long_is_a_crevice_not_a_cube(prep) -> None:
     short = np.zeros((HEIGHT, WIDTH), np.uint8)
     short[_box(60, 50.5, 11, 3)] = 1  # no longer than an edge: a lower cube's strip
     assert [s.colour for s in visible_parts(prep, _view(prep, {"red": red, "blue": short}), [core])] == ["blue"]
+
+
+def test_near_cores_is_the_whole_box_dilated(prep: Prepared) -> None:
+    """The cores' reach dilated over their own bounding box only is the box's dilation, also where
+    an outline runs past the box's edge or lies wholly outside it."""
+    def core(points: list[tuple[int, int]]) -> Core:
+        return Core("red", 1.0, 1.0, 1.0, 1.0, 50.0, np.array(points, np.int32), (0.0, 0.0))
+
+    shape, origin = (60, 80), (100, 40)
+    cores = [core([(110, 50), (125, 50), (125, 62), (110, 62)]), core([(170, 90), (190, 90), (185, 110)]),
+             core([(95, 35), (104, 35), (104, 44)]), core([(300, 300), (310, 300), (310, 310)])]
+    for some in ([], cores[:1], cores[1:3], cores[3:], cores):
+        whole = np.zeros(shape, np.uint8)
+        if some:
+            cv2.drawContours(whole, [c.contour.reshape(-1, 1, 2) for c in some], -1, 1, -1, offset=(-origin[0], -origin[1]))
+        assert np.array_equal(near_cores(some, shape, origin, prep.reach_kernel), cv2.dilate(whole, prep.reach_kernel))

@@ -172,6 +172,27 @@ def box_mask(contour: NDArray[Any]) -> tuple[NDArray[Any], int, int]:
     return mask, x, y
 
 
+def near_cores(cores: list[Core], shape: tuple[int, ...], origin: tuple[int, int], kernel: NDArray[Any]) -> NDArray[Any]:
+    """1 where a box of ``shape`` at ``origin`` in the tray view lies within ``kernel``'s reach of
+    the cores (their outlines filled), else 0. The dilation runs over the cores' bounding box grown
+    by the kernel's reach only: nothing beyond it is near, and the pixels are those of dilating
+    the whole box, at a fraction of its cost."""
+    out = np.zeros(shape[:2], np.uint8)
+    if not cores:
+        return out
+    outlines = [c.contour.reshape(-1, 1, 2).astype(np.int32, copy=False) for c in cores]
+    x, y, w, h = cv2.boundingRect(np.concatenate(outlines))
+    ry, rx = kernel.shape[0] // 2, kernel.shape[1] // 2
+    x0, y0 = max(x - origin[0] - rx, 0), max(y - origin[1] - ry, 0)
+    x1, y1 = min(x - origin[0] + w + rx, out.shape[1]), min(y - origin[1] + h + ry, out.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return out
+    part = out[y0:y1, x0:x1]
+    cv2.drawContours(part, outlines, -1, 1, -1, offset=(-origin[0] - x0, -origin[1] - y0))
+    out[y0:y1, x0:x1] = cv2.dilate(part, kernel)
+    return out
+
+
 def replace_cores(cores: list[Core], pieces: list[Core], whole: Core) -> list[Core]:
     """``cores`` without ``pieces`` (by identity: two pieces may measure alike) and with ``whole``,
     the one core a later stage found they make (a courtier's head, a courtier on its side)."""

@@ -10,9 +10,8 @@ cube of that colour was missed (:mod:`vision.counter.doubt`).
 from __future__ import annotations
 
 import cv2
-import numpy as np
 
-from vision.counter.frame import Core, Frame, Prepared
+from vision.counter.frame import Core, Frame, Prepared, near_cores
 from vision.counter.tuning import PPM
 
 
@@ -23,10 +22,8 @@ def leftover(prep: Prepared, frame: Frame, counted: list[Core]) -> dict[str, tup
     for core in counted:
         by_colour.setdefault(core.colour, []).append(core)
     for colour, (box, ox, oy) in frame.colour_boxes.items():
-        covered = np.zeros(box.shape, np.uint8)
-        cv2.drawContours(covered, [c.contour.reshape(-1, 1, 2).astype(np.int32, copy=False)
-                                   for c in by_colour.get(colour, [])], -1, 1, -1, offset=(-ox, -oy))
-        rest = cv2.morphologyEx(cv2.subtract(box, cv2.dilate(covered, prep.reach_kernel)), cv2.MORPH_OPEN, prep.k3)
+        near = near_cores(by_colour.get(colour, []), box.shape, (ox, oy), prep.reach_kernel)
+        rest = cv2.morphologyEx(cv2.subtract(box, near), cv2.MORPH_OPEN, prep.k3)
         area = cv2.countNonZero(rest)
         if area == 0:
             out[colour] = (0.0, 0.0)
