@@ -269,7 +269,8 @@ class Tuning:
     LYING_MIN_SHADE: float = 0.45
     LYING_MIN_FLOOR_SHARE: float = 0.55
     # Holes of unclassified pixels bridged inside a courtier colour's patch before it is measured (a
-    # speckled courtier's body). On the tuning renders any width from 1.5 to 3.5 mm found the one
+    # speckled courtier's body), by a square of this side rounded to odd pixels (7 at 3 px/mm). On
+    # the tuning renders any closing from 1.5 to 3.5 mm (discs, and this square) found the one
     # courtier left in pieces of no class (5404 t0016s2) and changed no other reading.
     LYING_HOLE_MM: float = 2.0
     HAND_AREA_MM2: float = 40.0
