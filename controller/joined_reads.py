@@ -127,6 +127,13 @@ def asked_as_joined(witnesses: list[Witness], obs: TrayReading, beam: int | None
     colour needs asking (a count no read named, a courtier in doubt: :func:`join_reads` says why it
     settled nothing)."""
     joint = _joint(witnesses, obs, beam, clump, dropped, tower_before)
+    return _asked(joint, witnesses, obs, beam, clump, dropped, tower_before, notes)
+
+
+def _asked(joint: Joint | None, witnesses: list[Witness], obs: TrayReading, beam: int | None, clump: float,
+           dropped: dict[str, int], tower_before: dict[str, int] | None, notes: list[str]) -> Assessment | None:
+    """:func:`asked_as_joined` given the reads as :func:`_joint` joined them: where the last shake
+    moved nothing (``joint`` None), the looks before it joined alone."""
     if joint is None and len(witnesses) > 1:  # the last shake moved nothing: the looks before it
         joint = _joint(witnesses[:-1], witnesses[-1].reading, beam, clump, dropped, tower_before)
     return None if joint is None else _question(joint, obs, beam, clump, notes)
@@ -179,6 +186,4 @@ def settled_or_asked(witnesses: list[Witness], obs: TrayReading, rec: Reconcilia
     settled = None if joint is None else _settled(joint, obs)
     if settled is not None:
         return settled_by_joining(rec, *settled, notes)
-    if joint is None and len(witnesses) > 1:  # the last shake moved nothing: the looks before it
-        joint = _joint(witnesses[:-1], witnesses[-1].reading, beam, clump, dropped, tower_before)
-    return None if joint is None else _question(joint, obs, beam, clump, notes)
+    return _asked(joint, witnesses, obs, beam, clump, dropped, tower_before, notes)
