@@ -41,6 +41,8 @@ def test_a_still_camera_keeps_its_pose_and_a_first_frame_reads_as_a_later_one(sc
     locator = MarkerLocator()
     first = locator.locate(frame)
     assert locator.locate(frame) is first  # nothing moved: the same pose, not refitted
+    # A still colour frame's windows are cut from its green channel alone: the grey frame's own.
+    assert locator.locate(cv2.extractChannel(frame, 1)) is first
     fresh = MarkerLocator().locate(frame)
     assert np.abs(_plate_points(fresh) - _plate_points(first)).max() < 0.05
 

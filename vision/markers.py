@@ -106,28 +106,14 @@ class MarkerLocator:
     def _search_near_last(self, gray: Array) -> dict[int, Array] | None:
         """All four markers found again, each in a window around its corners in the previous frame,
         or None (no previous frame with all four, or one of them not found in its window)."""
-        if len(self._last) != len(g.MARKER_IDS):
+        windows = self._windows_near_last(gray)
+        if windows is None:
             return None
-        height, width = gray.shape[:2]
-        corners: list[Array] = []
-        ids: list[int] = []
-        windows: list[tuple[tuple[int, int, int, int], Array]] = []
-        for quad in self._last.values():
-            side = float(np.max(quad.max(axis=0) - quad.min(axis=0)))
-            margin = max(side * TRACK_MARGIN, TRACK_MIN_MARGIN_PX)
-            # Even window origins keep the half-size pixels the same as the whole frame's.
-            x0 = max(int(quad[:, 0].min() - margin) // 2 * 2, 0)
-            y0 = max(int(quad[:, 1].min() - margin) // 2 * 2, 0)
-            x1 = min(int(quad[:, 0].max() + margin) + 2, width)
-            y1 = min(int(quad[:, 1].max() + margin) + 2, height)
-            if x1 - x0 < side or y1 - y0 < side:
-                return None  # the marker was at the edge of a frame of another size
-            window = gray[y0:y1, x0:x1]
-            windows.append(((x0, y0, x1, y1), cv2.resize(window, (window.shape[1] // 2, window.shape[0] // 2),
-                                                         interpolation=cv2.INTER_AREA)))
         if self._unchanged(windows):
             return self._last
         self._windows = windows
+        corners: list[Array] = []
+        ids: list[int] = []
         for (mid, _), ((x0, y0, _x1, _y1), small) in zip(self._last.items(), windows, strict=True):
             if mid in self._closed:  # found only so in the whole frame: looked for so here too
                 small = _thin_lines_closed(small)
@@ -142,6 +128,32 @@ class MarkerLocator:
             return None
         self._last = found
         return found
+
+    def _windows_near_last(self, image: Array) -> list[tuple[tuple[int, int, int, int], Array]] | None:
+        """The half-size grey window around each marker of the previous frame, ``((x0, y0, x1, y1),
+        pixels)``, or None (no previous frame with all four, or a window cut by the frame's edge).
+        ``image`` is the grey frame, or the colour frame whose green channel is the grey: then only
+        the windows' pixels are taken from it."""
+        if len(self._last) != len(g.MARKER_IDS):
+            return None
+        height, width = image.shape[:2]
+        windows: list[tuple[tuple[int, int, int, int], Array]] = []
+        for quad in self._last.values():
+            side = float(np.max(quad.max(axis=0) - quad.min(axis=0)))
+            margin = max(side * TRACK_MARGIN, TRACK_MIN_MARGIN_PX)
+            # Even window origins keep the half-size pixels the same as the whole frame's.
+            x0 = max(int(quad[:, 0].min() - margin) // 2 * 2, 0)
+            y0 = max(int(quad[:, 1].min() - margin) // 2 * 2, 0)
+            x1 = min(int(quad[:, 0].max() + margin) + 2, width)
+            y1 = min(int(quad[:, 1].max() + margin) + 2, height)
+            if x1 - x0 < side or y1 - y0 < side:
+                return None  # the marker was at the edge of a frame of another size
+            window = image[y0:y1, x0:x1]
+            if window.ndim == 3:
+                window = cv2.extractChannel(window, 1)
+            windows.append(((x0, y0, x1, y1), cv2.resize(window, (window.shape[1] // 2, window.shape[0] // 2),
+                                                         interpolation=cv2.INTER_AREA)))
+        return windows
 
     def _unchanged(self, windows: list[tuple[tuple[int, int, int, int], Array]]) -> bool:
         """Every marker window holds what it held in the previous frame (the same place, and on
@@ -176,9 +188,16 @@ class MarkerLocator:
         When every corner lies within :data:`POSE_REUSE_PX` of the corners the previous pose was
         fitted to (a still camera), that pose is handed out again rather than refitted: it moves
         no point of the warped views by more than that."""
-        # Green carries most of the luminance and needs no conversion pass over the whole frame.
-        gray = frame_bgr if frame_bgr.ndim == 2 else cv2.extractChannel(frame_bgr, 1)
-        found = self.detect(gray)
+        # Green carries most of the luminance and needs no conversion pass over the whole frame. A
+        # still camera's markers are where they were: then only their windows' green is taken.
+        windows = self._windows_near_last(frame_bgr)
+        if windows is not None and self._unchanged(windows):
+            found = self._last
+            shape = frame_bgr.shape[:2]
+        else:
+            gray = frame_bgr if frame_bgr.ndim == 2 else cv2.extractChannel(frame_bgr, 1)
+            found = self.detect(gray)
+            shape = gray.shape[:2]
         if not found:
             raise NoMarkers("no plate markers found (ids 0-3): is the plate in view and lit?")
         if len(found) < MIN_MARKERS:
@@ -187,11 +206,11 @@ class MarkerLocator:
                 "needed: is an arm or the tray covering them?"
             )
         last = self._last_pose
-        if last is not None and self._pose_shape == gray.shape[:2] and self._pose_corners.keys() == found.keys() and all(
+        if last is not None and self._pose_shape == shape and self._pose_corners.keys() == found.keys() and all(
                 float(np.abs(found[i] - self._pose_corners[i]).max()) <= POSE_REUSE_PX for i in found):
             return last
-        pose = fit_pose(found, gray.shape[1], gray.shape[0])
-        self._last_pose, self._pose_corners, self._pose_shape = pose, found, gray.shape[:2]
+        pose = fit_pose(found, shape[1], shape[0])
+        self._last_pose, self._pose_corners, self._pose_shape = pose, found, shape
         return pose
 
 
