@@ -151,8 +151,7 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
             x, y = lx + ox, ly + oy
             sub = comp[ly:ly + h, lx:lx + w] == i
             sub8 = sub.view(np.uint8)  # the same pixels as 0/1 bytes, for OpenCV, without a copy
-            dsub = np.where(sub, dist[ly:ly + h, lx:lx + w], np.float32(0))
-            r = float(dsub.max()) / PPM
+            r = float(cv2.minMaxLoc(dist[ly:ly + h, lx:lx + w], sub8)[1]) / PPM
             contour = None
             if r < t.HOLED_RADIUS_MM:
                 # Sensor noise punches holes into a dark face: a hole is not an edge, measure filled.
@@ -177,14 +176,14 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
                 continue
             means.append(np.asarray(cv2.mean(tray[y:y + h, x:x + w], sub8))[:3])
             found.append((i, area_mm2, r, px_area / max(rect_w * rect_h, 1.0),
-                          roundness(contour), contour, rect_w, rect_h, sub, dsub, x, y, w, h))
+                          roundness(contour), contour, rect_w, rect_h, sub, x, y, w, h))
         if not found:
             continue
         # Each pixel passed the colour's gate; the face's mean must pass it too (a dark crevice
         # only brushes black's edge pixel by pixel). One conversion for all of a colour's faces.
         labs = bgr_to_lab(np.array(means, np.float32).reshape(-1, 1, 3), frame.level).reshape(-1, 3)
         gated = prep.models[colour].mahalanobis2(labs) <= t.FACE_GATE
-        for (i, area_mm2, r, square, rnd, contour, rect_w, rect_h, sub, dsub, x, y, w, h), lab_i, ok in zip(
+        for (i, area_mm2, r, square, rnd, contour, rect_w, rect_h, sub, x, y, w, h), lab_i, ok in zip(
                 found, labs, gated, strict=True):
             if not ok:
                 continue
@@ -192,9 +191,11 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
                 _to_floor(prep, lab, is_colour, sub, (x, y))  # floor in a gap's shade (Tuning.GAP_MAX_MM2)
                 continue
             cut = parts(prep, sub, gray[y:y + h, x:x + w]) if area_mm2 > t.SINGLE_MAX_MM2 else ()
+            # A face's distance transform, its own pixels only: where it has summits to count.
+            peaks = (summits(prep, np.where(sub, dist[y - oy:y - oy + h, x - ox:x - ox + w], np.float32(0)))
+                     if area_mm2 > t.SINGLE_MAX_MM2 and not cut else 1)
             out.append(Core(colour, area_mm2, r, square, rnd, float(lab_i[0]), contour,
-                            (float(cents[i][0] + ox), float(cents[i][1] + oy)),
-                            summits(prep, dsub) if area_mm2 > t.SINGLE_MAX_MM2 and not cut else 1,
+                            (float(cents[i][0] + ox), float(cents[i][1] + oy)), peaks,
                             max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM, parts=cut))
     return out
 
