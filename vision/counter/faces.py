@@ -91,6 +91,7 @@ def shadow_is_not_black(prep: Prepared, frame: Frame) -> None:
     small_size = (max(1, int(round(gray.shape[1] / PPM / 2))), max(1, int(round(gray.shape[0] / PPM / 2))))
     sigma = prep.tuning.FLOOR_LEVEL_SIGMA_MM / 2
     small = cv2.resize(gray, small_size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    grey = gray.astype(np.float32)
     for _ in range(2):
         is_black = lab == black
         floor = cv2.resize((lab == BACKGROUND).astype(np.float32), small_size, interpolation=cv2.INTER_AREA)
@@ -102,7 +103,7 @@ def shadow_is_not_black(prep: Prepared, frame: Frame) -> None:
         wide_den = cv2.GaussianBlur(den, (0, 0), 2 * sigma)
         level = np.where(den > 0.05, num / np.maximum(den, 1e-6), wide_num / np.maximum(wide_den, 1e-6))
         level = cv2.resize(level, (gray.shape[1], gray.shape[0]), interpolation=cv2.INTER_LINEAR)
-        lit = is_black & (gray.astype(np.float32) > prep.black_ratio * level)
+        lit = is_black & (grey > prep.black_ratio * level)
         if not lit.any():
             return
         lab[lit] = BACKGROUND

@@ -60,6 +60,8 @@ def lying_courtiers(prep: Prepared, frame: Frame, colour: str) -> list[tuple[NDA
         is_colour, ox, oy = frame.colour_boxes[colour]
     else:
         is_colour, ox, oy = (frame.labels == COLOUR_CODES[colour]).view(np.uint8), 0, 0
+        if not cv2.countNonZero(is_colour):
+            return []  # no pixel of the colour in the tray: no courtier of it lies there
     mask = cv2.morphologyEx(holes_filled(prep, frame, is_colour, ox, oy), cv2.MORPH_OPEN, prep.k3)
     lo, hi = (a * PPM * PPM for a in t.LYING_AREA_MM2)
     height, width = frame.labels.shape
