@@ -164,7 +164,7 @@ class PixelClassifier:
         colours' gates widened to :data:`GATE_COLOUR_RELAXED`."""
         lb, lg, lr = self._channel_luts(np.asarray(plate_level, dtype=np.float64))
         b, g, r = cv2.split(bgr)
-        idx = cv2.add(cv2.add(cv2.LUT(b, lb), cv2.LUT(g, lg)), cv2.LUT(r, lr))
+        idx: NDArray[np.int32] = np.asarray(cv2.add(cv2.add(cv2.LUT(b, lb), cv2.LUT(g, lg)), cv2.LUT(r, lr)), np.int32)
         # ``take`` reads the table as indexing does, at about a third of the cost for a frame of indices.
         codes: NDArray[Any] = np.take(self.relaxed_table if relaxed else self.table, idx)
         return codes
