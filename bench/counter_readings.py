@@ -4,8 +4,9 @@ A change meant to make the counter cheaper must leave every reading as it was; a
 read better must say which readings it moved. This reads the tuning scenes
 (:func:`calibration.fit_counter_doubt.tuning_scenes`: ``tray_train``'s tuning part, ``tray_dev``, and
 each ``--data`` set, which must not be a held-out seed) as the benchmarks do (each scene's
-markers searched anew), writes each reading's ``to_json`` (everything ``tower count --json`` prints:
-counts, courtiers, trust, alternatives, detections) to ``OUT``, and with ``--compare`` names the
+markers searched anew), writes each reading's ``to_json`` (what ``tower count --json`` prints:
+counts, courtiers, trust, alternatives) and its detections (each patch's kind, colour, count,
+score, note, doubt, centre and outline in the photo) to ``OUT``, and with ``--compare`` names the
 scenes whose reading differs from an earlier file's::
 
     .venv/bin/python bench/counter_readings.py /tmp/before.json              # before the change
@@ -40,7 +41,10 @@ def readings(shared: Path, extra: list[Path]) -> dict[str, Any]:
         counter = TrayCounter(calibration_profile(cal))
         for image in scenes:
             counter.prepared.locator.forget()  # each render has its own camera pose
-            out[f"{root.name}/{image.stem}"] = counter.count(read_image(image)).to_json()
+            reading = counter.count(read_image(image))
+            out[f"{root.name}/{image.stem}"] = {**reading.to_json(), "detections": [
+                [d.kind, d.colour, d.count, d.score, d.note, d.doubt, list(d.centre_mm), d.outline.tolist()]
+                for d in reading.detections]}
     # through JSON once, so that a fresh reading compares equal to one read back from a file
     return dict(json.loads(json.dumps(out, sort_keys=True)))
 
