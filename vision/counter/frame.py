@@ -130,12 +130,15 @@ class Frame:
         outlines = [p[2].reshape(-1, 2) for p in pending]
         pts = np.concatenate(outlines).reshape(-1, 1, 2).astype(np.float64)
         img = cv2.perspectiveTransform(pts, self._to_image).reshape(-1, 2).astype(np.float32)
-        out, start = [], 0
-        for (kind, colour, _, count, score, note), view in zip(pending, outlines, strict=True):
-            c = view.mean(axis=0)
-            centre = (TRAY_VIEW.x0 + (c[0] + 0.5) / PPM, TRAY_VIEW.y0 + (c[1] + 0.5) / PPM)
-            out.append(Detection(kind, colour, img[start:start + len(view)], centre, count, score, note))
-            start += len(view)
+        # Each outline's mean point, all at once: its points' sums (exact, in float64) over their number.
+        sizes = np.array([len(view) for view in outlines])
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        means = (np.add.reduceat(pts.reshape(-1, 2), starts, axis=0) / sizes[:, None]).tolist()
+        out = []
+        for (kind, colour, _, count, score, note), start, size, (cx, cy) in zip(pending, starts.tolist(), sizes.tolist(),
+                                                                               means, strict=True):
+            centre = (TRAY_VIEW.x0 + (cx + 0.5) / PPM, TRAY_VIEW.y0 + (cy + 0.5) / PPM)
+            out.append(Detection(kind, colour, img[start:start + size], centre, count, score, note))
         return out
 
 
