@@ -147,7 +147,7 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
         # The components of a face's size or more, their statistics as Python numbers (indexing
         # OpenCV's arrays element by element costs more than the arithmetic done with them).
         kept = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] / PPM**2 >= 0.1 * FACE_AREA_MM2) + 1
-        rows = stats.tolist()
+        rows: list[list[int]] = np.asarray(stats, np.int32).tolist()
         for i in kept.tolist():
             lx, ly, w, h, px = rows[i]
             area_mm2 = px / PPM**2
