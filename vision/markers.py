@@ -17,6 +17,8 @@ from vision import geometry as g
 from vision.rectify import NoMarkers, PlatePose, fit_pose
 
 Array = NDArray[Any]
+Window = tuple[tuple[int, int, int, int], Array]
+"""A marker's window in a frame: its box ``(x0, y0, x1, y1)`` and its grey pixels at half size."""
 
 TRACK_MARGIN = 0.5
 """How far around a marker's previous corners it is looked for again, in marker sides."""
@@ -68,19 +70,20 @@ class MarkerLocator:
         self._last: dict[int, Array] = {}
         self._last_pose: PlatePose | None = None
         self._pose_corners: dict[int, Array] = {}
-        self._windows: list[tuple[tuple[int, int, int, int], Array]] = []
+        self._windows: list[Window] = []
         self._pose_shape: tuple[int, ...] = ()
         self._closed: set[int] = set()  # ids found only with thin lines closed (_thin_lines_closed)
 
-    def detect(self, gray: Array) -> dict[int, Array]:
+    def detect(self, gray: Array, windows: list[Window] | None = None) -> dict[int, Array]:
         """Marker id -> 4x2 corner array, for the plate's ids only; other ids (a cube face can look
         like one) and duplicates of an id are ignored (a duplicate keeps the larger marker).
 
         The station's camera does not move between frames, so the markers are first looked for
         where the previous frame had them (a window around each, about a tenth of the frame in
         all), and where those windows hold what they held last time the corners stand as they
-        were; only when the windows do not find all four again is the whole frame searched."""
-        tracked = self._search_near_last(gray)
+        were; only when the windows do not find all four again is the whole frame searched.
+        ``windows``: those windows, where the caller has already cut them (:meth:`locate`)."""
+        tracked = self._search_near_last(gray, windows)
         if tracked is not None:
             return tracked
         self._windows = []
@@ -103,10 +106,12 @@ class MarkerLocator:
         self._last = found
         return self._search_near_last(gray) or found
 
-    def _search_near_last(self, gray: Array) -> dict[int, Array] | None:
+    def _search_near_last(self, gray: Array, windows: list[Window] | None = None) -> dict[int, Array] | None:
         """All four markers found again, each in a window around its corners in the previous frame,
-        or None (no previous frame with all four, or one of them not found in its window)."""
-        windows = self._windows_near_last(gray)
+        or None (no previous frame with all four, or one of them not found in its window).
+        ``windows``: :meth:`_windows_near_last` of this frame, where already cut."""
+        if windows is None:
+            windows = self._windows_near_last(gray)
         if windows is None:
             return None
         if self._unchanged(windows):
@@ -129,7 +134,7 @@ class MarkerLocator:
         self._last = found
         return found
 
-    def _windows_near_last(self, image: Array) -> list[tuple[tuple[int, int, int, int], Array]] | None:
+    def _windows_near_last(self, image: Array) -> list[Window] | None:
         """The half-size grey window around each marker of the previous frame, ``((x0, y0, x1, y1),
         pixels)``, or None (no previous frame with all four, or a window cut by the frame's edge).
         ``image`` is the grey frame, or the colour frame whose green channel is the grey: then only
@@ -137,7 +142,7 @@ class MarkerLocator:
         if len(self._last) != len(g.MARKER_IDS):
             return None
         height, width = image.shape[:2]
-        windows: list[tuple[tuple[int, int, int, int], Array]] = []
+        windows: list[Window] = []
         for quad in self._last.values():
             side = float(np.max(quad.max(axis=0) - quad.min(axis=0)))
             margin = max(side * TRACK_MARGIN, TRACK_MIN_MARGIN_PX)
@@ -155,7 +160,7 @@ class MarkerLocator:
                                                          interpolation=cv2.INTER_AREA)))
         return windows
 
-    def _unchanged(self, windows: list[tuple[tuple[int, int, int, int], Array]]) -> bool:
+    def _unchanged(self, windows: list[Window]) -> bool:
         """Every marker window holds what it held in the previous frame (the same place, and on
         average no more than sensor noise apart): the markers have not moved, so their corners stand."""
         last = self._windows
@@ -196,7 +201,7 @@ class MarkerLocator:
             shape = frame_bgr.shape[:2]
         else:
             gray = frame_bgr if frame_bgr.ndim == 2 else cv2.extractChannel(frame_bgr, 1)
-            found = self.detect(gray)
+            found = self.detect(gray, windows)  # the windows cut above, not cut again
             shape = gray.shape[:2]
         if not found:
             raise NoMarkers("no plate markers found (ids 0-3): is the plate in view and lit?")
