@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import BACKGROUND, CODE_COLOUR, COLOUR_CODES, UNKNOWN, bgr_to_lab
-from vision.counter.frame import Core, Frame, Prepared, largest_contour, roundness
+from vision.counter.frame import Core, Frame, Prepared, centroid_in_wider_box, largest_contour, roundness
 from vision.counter.merged import parts, summits
 from vision.counter.tuning import FACE_AREA_MM2, PPM
 
@@ -138,9 +138,17 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
         box = (slice(oy, min(by + bh + 3, height)), slice(ox, min(bx + bw + 3, width)))
         frame.colour_boxes[colour] = (is_colour[box], ox, oy)
         mask = cv2.morphologyEx(is_colour[box] & not_seam[box], cv2.MORPH_OPEN, prep.k3)
-        n, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=4)
-        if n <= 1:
+        # Components and distances over the opened mask's own box and a pixel round it: the
+        # colour's box also spans its stray pixels, mostly empty yet as costly to label. The ring
+        # of 0 keeps every distance; the centroids are given as over the colour's box.
+        mx, my, mw, mh = cv2.boundingRect(mask)
+        if mw == 0 or mh == 0:
             continue
+        cx, cy = max(mx - 1, 0), max(my - 1, 0)
+        mask = mask[cy:min(my + mh + 1, mask.shape[0]), cx:min(mx + mw + 1, mask.shape[1])]
+        n, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        box_x, box_y = ox, oy
+        ox, oy = ox + cx, oy + cy
         dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
         means: list[NDArray[Any]] = []
         found: list[tuple[Any, ...]] = []
@@ -197,8 +205,9 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
             # A face's distance transform, its own pixels only: where it has summits to count.
             peaks = (summits(prep, np.where(sub, dist[y - oy:y - oy + h, x - ox:x - ox + w], np.float32(0)))
                      if area_mm2 > t.SINGLE_MAX_MM2 and not cut else 1)
-            out.append(Core(colour, area_mm2, r, square, rnd, float(lab_i[0]), contour,
-                            (float(cents[i][0] + ox), float(cents[i][1] + oy)), peaks,
+            centre = (centroid_in_wider_box(cents[i][0], rows[i][4], cx) + box_x,
+                      centroid_in_wider_box(cents[i][1], rows[i][4], cy) + box_y)
+            out.append(Core(colour, area_mm2, r, square, rnd, float(lab_i[0]), contour, centre, peaks,
                             max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM, parts=cut))
     return out
 

@@ -176,6 +176,15 @@ def box_mask(contour: NDArray[Any]) -> tuple[NDArray[Any], int, int]:
     return mask, x, y
 
 
+def centroid_in_wider_box(centre: float, area: int, shift: int) -> float:
+    """A component's centroid coordinate as ``cv2.connectedComponentsWithStats`` gives it over a box
+    ``shift`` pixels wider on that side, from ``centre``, its centroid in the narrower crop: OpenCV
+    divides the sum of the pixels' coordinates by their number, so the crop's sum is recovered
+    exactly and shifted. Adding ``shift`` to ``centre`` can differ in the last bit, and a core's
+    centre should not depend on the box its components were labelled in."""
+    return (round(centre * area) + area * shift) / area
+
+
 def near_cores(cores: list[Core], shape: tuple[int, ...], origin: tuple[int, int], kernel: NDArray[Any]) -> NDArray[Any]:
     """1 where a box of ``shape`` at ``origin`` in the tray view lies within ``kernel``'s reach of
     the cores (their outlines filled), else 0. The dilation runs over the cores' bounding box grown

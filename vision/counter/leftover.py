@@ -9,7 +9,10 @@ cube of that colour was missed (:mod:`vision.counter.doubt`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
+from numpy.typing import NDArray
 
 from vision.counter.frame import Core, Frame, Prepared, near_cores
 from vision.counter.tuning import PPM
@@ -28,6 +31,16 @@ def leftover(prep: Prepared, frame: Frame, counted: list[Core]) -> dict[str, tup
         if area == 0:
             out[colour] = (0.0, 0.0)
             continue
-        dist = cv2.distanceTransform(rest, cv2.DIST_L2, 3)
-        out[colour] = (area / PPM**2, float(dist.max()) / PPM)
+        out[colour] = (area / PPM**2, widest_radius_px(rest) / PPM)
     return out
+
+
+def widest_radius_px(mask: NDArray[Any]) -> float:
+    """The largest inscribed radius (px) of a 0/1 mask's pieces: its distance transform's maximum,
+    worked out over the pieces' bounding box and a pixel around it only. Every pixel there is as
+    far from the nearest 0 as in the whole mask: the ring round the box is all 0, so no nearer 0
+    lies beyond it, and where the box meets the mask's edge it meets it as the whole mask does."""
+    x, y, w, h = cv2.boundingRect(mask)
+    height, width = mask.shape[:2]
+    box = mask[max(y - 1, 0):min(y + h + 1, height), max(x - 1, 0):min(x + w + 1, width)]
+    return float(cv2.distanceTransform(box, cv2.DIST_L2, 3).max())
