@@ -115,10 +115,29 @@ class Frame:
     colour_boxes: dict[str, tuple[NDArray[Any], int, int]] = field(default_factory=dict)
     debug: dict[str, Any] = field(default_factory=dict)
     _to_image: NDArray[Any] | None = None
+    # near_cores' answers this frame: (the cores, their outline arrays, box shape, origin, kernel, answer)
+    _near: list[tuple[list[Core], list[NDArray[Any]], tuple[int, ...], tuple[int, int], NDArray[Any], NDArray[Any]]] = field(
+        default_factory=list)
 
     @property
     def camera_mm(self) -> NDArray[Any]:
         return self.pose.camera_position_mm()
+
+    def near_cores(self, cores: list[Core], shape: tuple[int, ...], origin: tuple[int, int],
+                   kernel: NDArray[Any]) -> NDArray[Any]:
+        """:func:`near_cores`, worked out once a frame for the same cores in the same box: the
+        partial faces stage and the leftover ask it of a colour's cores, and on the tuning frames
+        seven times in ten of the very same ones. The same means the same core objects with the
+        same outline arrays (a stage that trims a core gives it a new outline); they are held here,
+        so no other core can take their identity. The answer is shared: not to be written to."""
+        for kept, outlines, kept_shape, kept_origin, kept_kernel, near in self._near:
+            if (kept_shape == shape and kept_origin == origin and kept_kernel is kernel and len(kept) == len(cores)
+                    and {id(c) for c in kept} == {id(c) for c in cores}
+                    and all(c.contour is outline for c, outline in zip(kept, outlines, strict=True))):
+                return near
+        near = near_cores(cores, shape, origin, kernel)
+        self._near.append((list(cores), [c.contour for c in cores], shape, origin, kernel, near))
+        return near
 
     def detections(self, pending: list[tuple[str, str | None, NDArray[Any], int, float, str | None]]) -> list[Detection]:
         """Detections for readings (kind, colour, tray-view contour, count, score, note): every

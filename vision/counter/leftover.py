@@ -14,7 +14,7 @@ from typing import Any
 import cv2
 from numpy.typing import NDArray
 
-from vision.counter.frame import Core, Frame, Prepared, near_cores
+from vision.counter.frame import Core, Frame, Prepared
 from vision.counter.tuning import PPM
 
 
@@ -25,7 +25,7 @@ def leftover(prep: Prepared, frame: Frame, counted: list[Core]) -> dict[str, tup
     for core in counted:
         by_colour.setdefault(core.colour, []).append(core)
     for colour, (box, ox, oy) in frame.colour_boxes.items():
-        near = near_cores(by_colour.get(colour, []), box.shape, (ox, oy), prep.reach_kernel)
+        near = frame.near_cores(by_colour.get(colour, []), box.shape, (ox, oy), prep.reach_kernel)
         rest = cv2.morphologyEx(cv2.subtract(box, near), cv2.MORPH_OPEN, prep.k3)
         area = cv2.countNonZero(rest)
         if area == 0:

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from vision import geometry as g
 from vision.colour import COLOUR_CODES, bgr_to_lab
-from vision.counter.frame import Core, Frame, Prepared, largest_contour, near_cores
+from vision.counter.frame import Core, Frame, Prepared, largest_contour
 from vision.counter.tuning import FACE_AREA_MM2, PPM, TUNING, Tuning
 from vision.plate import TRAY_VIEW
 
@@ -40,7 +40,7 @@ def visible_parts(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]
         mask = cv2.morphologyEx(box, cv2.MORPH_OPEN, prep.k3)
         own = by_colour.get(colour, [])
         if own:
-            rest = cv2.subtract(mask, near_cores(own, mask.shape, (ox, oy), prep.reach_kernel))
+            rest = cv2.subtract(mask, frame.near_cores(own, mask.shape, (ox, oy), prep.reach_kernel))
             for core in own:
                 if core.area_mm2 < t.SMALL_FACE_MM2:
                     core.visible_mm2 = owned_mm2(core, own, mask, (ox, oy), t)

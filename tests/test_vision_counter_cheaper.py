@@ -1,6 +1,7 @@
-"""Work done over a tight crop gives the numbers the whole box gave, to the last bit: the faces
-stage labels and measures a colour's components over their own box, not the colour's (which also
-spans its stray pixels), and the leftover takes its widest piece over the pieces' box."""
+"""Cheaper work, the same numbers to the last bit: the faces stage labels and measures a colour's
+components over their own box, not the colour's (which also spans its stray pixels); the leftover
+takes its widest piece over the pieces' box; a frame works out the seam bands of a set of cores
+once."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.counter.frame import centroid_in_wider_box
+from vision.counter.frame import Core, Frame, centroid_in_wider_box, near_cores
 from vision.counter.leftover import widest_radius_px
 
 
@@ -54,3 +55,23 @@ def test_centroids_labelled_in_a_crop_are_those_of_the_wider_box() -> None:
             assert centroid_in_wider_box(float(cents[i][1]), area, dy) == float(cents_wide[i][1])
             off_by_a_bit += float(cents[i][0] + dx) != float(cents_wide[i][0])
     assert off_by_a_bit > 0  # the plain shift is not exact, which is why the sum is recovered
+
+
+def _square(x: int, y: int, side: int = 30) -> Core:
+    contour = np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.int32)
+    return Core("red", 100.0, 5.0, 1.0, 0.64, 50.0, contour, (x + side / 2, y + side / 2))
+
+
+def test_a_frame_works_out_the_seam_bands_of_the_same_cores_once() -> None:
+    frame = Frame(None, None, None, None)  # type: ignore[arg-type]  # the bands need no views
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
+    a, b = _square(10, 10), _square(60, 20)
+    first = frame.near_cores([a, b], (100, 120), (5, 5), kernel)
+    assert np.array_equal(first, near_cores([a, b], (100, 120), (5, 5), kernel))
+    assert frame.near_cores([b, a], (100, 120), (5, 5), kernel) is first  # the same cores, any order
+    assert frame.near_cores([a], (100, 120), (5, 5), kernel) is not first  # other cores
+    assert frame.near_cores([a, b], (100, 120), (0, 0), kernel) is not first  # another box
+    b.contour = b.contour + 20  # a stage trims a core: its outline is a new array
+    moved = frame.near_cores([a, b], (100, 120), (5, 5), kernel)
+    assert not np.array_equal(moved, first)
+    assert np.array_equal(moved, near_cores([a, b], (100, 120), (5, 5), kernel))
