@@ -37,6 +37,7 @@ def test_a_mask_with_one_piece_in_a_corner_of_a_large_empty_box() -> None:
     mask[70:80, 100:120] = 1  # a 10 x 20 piece in the corner: the crop meets the mask's edges
     assert widest_radius_px(mask) == pytest.approx(float(cv2.distanceTransform(mask, cv2.DIST_L2, 3).max()))
     assert widest_radius_px(mask) >= 5.0
+    assert widest_radius_px(np.zeros((5, 5), np.uint8)) == 0.0  # no piece: no width
 
 
 def test_centroids_labelled_in_a_crop_are_those_of_the_wider_box() -> None:

@@ -19,7 +19,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import BACKGROUND, CODE_COLOUR, COLOUR_CODES, UNKNOWN, bgr_to_lab
-from vision.counter.frame import Core, Frame, Prepared, centroid_in_wider_box, largest_contour, roundness
+from vision.counter.frame import (
+    Core,
+    Frame,
+    Prepared,
+    centroid_in_wider_box,
+    largest_contour,
+    ringed_box,
+    roundness,
+)
 from vision.counter.merged import parts, summits
 from vision.counter.tuning import FACE_AREA_MM2, PPM
 
@@ -141,11 +149,10 @@ def cores(prep: Prepared, frame: Frame) -> list[Core]:
         # Components and distances over the opened mask's own box and a pixel round it: the
         # colour's box also spans its stray pixels, mostly empty yet as costly to label. The ring
         # of 0 keeps every distance; the centroids are given as over the colour's box.
-        mx, my, mw, mh = cv2.boundingRect(mask)
-        if mw == 0 or mh == 0:
+        ringed = ringed_box(mask)
+        if ringed is None:
             continue
-        cx, cy = max(mx - 1, 0), max(my - 1, 0)
-        mask = mask[cy:min(my + mh + 1, mask.shape[0]), cx:min(mx + mw + 1, mask.shape[1])]
+        mask, cx, cy = ringed
         n, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=4)
         box_x, box_y = ox, oy
         ox, oy = ox + cx, oy + cy

@@ -195,6 +195,20 @@ def box_mask(contour: NDArray[Any]) -> tuple[NDArray[Any], int, int]:
     return mask, x, y
 
 
+def ringed_box(mask: NDArray[Any]) -> tuple[NDArray[Any], int, int] | None:
+    """The bounding box of a 0/1 mask's pixels with a pixel round it (cut at the mask's edges), and
+    its origin in the mask; None when the mask is empty. The ring is all 0, so distances to the
+    nearest 0, components and their statistics are there as over the whole mask (centroids apart:
+    :func:`centroid_in_wider_box`), and where the box meets the mask's edge it meets it as the
+    whole mask does."""
+    x, y, w, h = cv2.boundingRect(mask)
+    if w == 0 or h == 0:
+        return None
+    height, width = mask.shape[:2]
+    x0, y0 = max(x - 1, 0), max(y - 1, 0)
+    return mask[y0:min(y + h + 1, height), x0:min(x + w + 1, width)], x0, y0
+
+
 def centroid_in_wider_box(centre: float, area: int, shift: int) -> float:
     """A component's centroid coordinate as ``cv2.connectedComponentsWithStats`` gives it over a box
     ``shift`` pixels wider on that side, from ``centre``, its centroid in the narrower crop: OpenCV

@@ -14,7 +14,7 @@ from typing import Any
 import cv2
 from numpy.typing import NDArray
 
-from vision.counter.frame import Core, Frame, Prepared
+from vision.counter.frame import Core, Frame, Prepared, ringed_box
 from vision.counter.tuning import PPM
 
 
@@ -37,10 +37,9 @@ def leftover(prep: Prepared, frame: Frame, counted: list[Core]) -> dict[str, tup
 
 def widest_radius_px(mask: NDArray[Any]) -> float:
     """The largest inscribed radius (px) of a 0/1 mask's pieces: its distance transform's maximum,
-    worked out over the pieces' bounding box and a pixel around it only. Every pixel there is as
-    far from the nearest 0 as in the whole mask: the ring round the box is all 0, so no nearer 0
-    lies beyond it, and where the box meets the mask's edge it meets it as the whole mask does."""
-    x, y, w, h = cv2.boundingRect(mask)
-    height, width = mask.shape[:2]
-    box = mask[max(y - 1, 0):min(y + h + 1, height), max(x - 1, 0):min(x + w + 1, width)]
-    return float(cv2.distanceTransform(box, cv2.DIST_L2, 3).max())
+    worked out over the pieces' box with a pixel round it only (:func:`ringed_box`), where every
+    distance is as over the whole mask; 0 for an empty mask."""
+    ringed = ringed_box(mask)
+    if ringed is None:
+        return 0.0
+    return float(cv2.distanceTransform(ringed[0], cv2.DIST_L2, 3).max())
