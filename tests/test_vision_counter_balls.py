@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -302,3 +303,47 @@ def test_a_black_courtier_against_a_black_cube_is_a_courtier(train_counter, tray
     assert meta["courtiers"]["black"] == 1
     assert reading.courtiers["black"] == 1
     assert meta["visible_cubes"]["black"] <= reading.cubes["black"] <= meta["cubes"]["black"]
+
+
+
+def _lightly_shaded(colour: str, gain: float, darkness: int, square_face: bool = False) -> Frame:
+    """A head evenly coloured to its circle, its grey (divided by ``darkness``: purple and black are
+    dark) shaded gently from top to rim (``gain``) with no highlight of no colour, as seed 5406's
+    light shows heads; ``square_face``: the colour goes on to the corners of a square drawn round
+    the circle, as a face's does."""
+    frame = _ball(colour)
+    assert frame.gray is not None and frame.labels is not None
+    r = 4.8 * PPM
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    d = np.hypot(xx - 150.0, yy - 120.0) / r
+    inside = d <= 1.0
+    frame.gray[inside] = ((150 - gain * d[inside] ** 2) / darkness).astype(np.uint8)
+    frame.labels[inside] = COLOUR_CODES[colour]
+    if square_face:
+        square = (np.abs(xx - 150.0) <= r) & (np.abs(yy - 120.0) <= r) & ~inside
+        frame.labels[square] = COLOUR_CODES[colour]
+        frame.gray[square] = 190  # the corners lit otherwise: the circle stays in the grey view
+    return frame
+
+
+@pytest.mark.parametrize("colour, gain, darkness", [("purple", 90, 2), ("black", 130, 3)])
+def test_a_head_standing_alone_needs_less_shading(prep, colour, gain, darkness) -> None:
+    """A head whose colour stops at its circle all round (ring clear, rim at most
+    ``BALL_CLEAR_RIM_SHARE``) is a head shaded from ``BALL_MIN_SHADING_CLEAR`` (seed 5406: 19 heads
+    standing alone shaded 0.134-0.150, black 0.216-0.235, lost to the bars for heads beside
+    cubes). The same circle on a square face of its colour has the face's corners in its rim: not a
+    head at that shading."""
+    t = prep.tuning
+    alone = _lightly_shaded(colour, gain, darkness)
+    least, clear = ((t.BALL_MIN_SHADING_BLACK, t.BALL_MIN_SHADING_CLEAR_BLACK) if colour == "black"
+                    else (t.BALL_MIN_SHADING, t.BALL_MIN_SHADING_CLEAR))
+    assert clear <= _shading(alone) < least
+    ring, rim = _shares(alone, colour)
+    assert ring <= t.BALL_MAX_RING_SHARE and rim <= t.BALL_CLEAR_RIM_SHARE
+    assert [c for *_, c in balls(prep, alone)] == [colour]
+    face = _lightly_shaded(colour, gain, darkness, square_face=True)
+    assert _shares(face, colour)[1] > t.BALL_CLEAR_RIM_SHARE
+    assert balls(prep, face) == []
+    # the circle is there: with no rim bar it would pass as a head
+    lenient = Prepared(calibration_synthetic.synthetic_profile(), dataclasses.replace(t, BALL_CLEAR_RIM_SHARE=1.0))
+    assert [c for *_, c in balls(lenient, face)] == [colour]

@@ -116,6 +116,18 @@ class Tuning:
     # deep non-head circle bounds it.
     BALL_DEEP_SHADING: float = 0.40
     BALL_MAX_RIM_SHARE_DEEP: float = 0.60
+    # A head standing alone: its colour stops at its circle all round (at most BALL_CLEAR_RIM_SHARE
+    # of the rim, 1.0-1.15 radii, with the ring clear), where a square face fitted with a circle
+    # has its four corners in the rim (about half of it, by geometry). Such a head needs less
+    # shading. On 186 tuning frames (the tuning part, tray_dev, seeds 9292, 5406, 5407 and 9494 as
+    # rendered), 19 of 60 circles on a head were lost to the shading bars, each standing alone:
+    # rims 0.00-0.09, shaded 0.134-0.150 (black 0.216-0.235; seed 5406's light shades heads less).
+    # Of the 181 other circles of a courtier colour none had a rim under 0.39. The shading floors
+    # keep an evenly lit patch out (flat faces 0.09 in the median), set by judgement below the
+    # lightest heads seen.
+    BALL_CLEAR_RIM_SHARE: float = 0.20
+    BALL_MIN_SHADING_CLEAR: float = 0.12
+    BALL_MIN_SHADING_CLEAR_BLACK: float = 0.20
     # A core of the head's colour holding at least this share of the head's area without lying
     # mostly inside it is the head read with the cube it stands against as one patch: the head is
     # cut out of it (vision.counter.balls.heads_as_pawns).
