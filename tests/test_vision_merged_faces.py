@@ -168,3 +168,38 @@ def test_a_side_face_in_shade_is_not_another_cube(prep) -> None:
     assert cubes_in(prep, core, gray).n == 2
     core, gray = _pile_patch([170, 145, 125])  # a lower top, lit nearly as well: a cube
     assert step_cells(prep, core, gray) == 3
+
+
+def _two_faces_long(prep: Prepared, shade: float) -> tuple[Core, np.ndarray]:
+    """Two face-sized squares (9.5 mm), the second 6 mm along and 3 mm across from the first, evenly
+    lit (no part of it stands out as one cube's top): past one tilted cube's outline, about two
+    faces' cores; its lightness ``shade`` of a flat top of its colour."""
+    size = int(30 * PPM)
+    mask = np.zeros((size, size), np.uint8)
+    _square(mask, (12.0, 13.5), 9.5, 0.0)
+    _square(mask, (18.0, 16.5), 9.5, 0.0)
+    contour = max(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+    contour = contour.reshape(-1, 2)
+    (w, h) = cv2.minAreaRect(contour.astype(np.float32))[1]
+    area = np.count_nonzero(mask) / PPM**2
+    lightness = shade * prep.top_l["red"]
+    gray = np.where(mask > 0, 90, 0).astype(np.uint8)
+    return Core("red", area, 4.8, area / (w * h / PPM**2), 0.6, lightness, contour, (15 * PPM, 15 * PPM),
+                length_mm=max(w, h) / PPM, width_mm=min(w, h) / PPM), gray
+
+
+def test_a_dim_patch_of_two_faces_with_no_top_square_is_one_leaning_cube(prep) -> None:
+    """A patch that area alone reads as two cubes, one partly on another: lit as a flat top, it is
+    two; dimmer than ``LEANING_DIM_BELOW`` of a top, with no whole top square in it, it is one
+    cube leaning, its top and sides turned from the ring light (on the tuning renders such patches
+    held one cube at 0.48-0.83 of a top's lightness, two at 0.90 or more)."""
+    t = prep.tuning
+    lit, gray = _two_faces_long(prep, 1.0)
+    assert lit.length_mm > t.TILTED_MAX_LENGTH_MM and round(lit.area_mm2 / t.FACE_CORE_MM2) == 2
+    assert beyond_top_square(prep, gray, lit) == 0.0
+    assert (cubes_in(prep, lit, gray).n, cubes_in(prep, lit, gray).kind) == (2, "merged")
+    dim, gray = _two_faces_long(prep, t.LEANING_DIM_BELOW - 0.1)
+    count = cubes_in(prep, dim, gray)
+    assert (count.n, count.kind, count.lo, count.hi) == (1, "tilted", 1, 2)
+    assert "leaning" in (count.doubt or "")
+    assert cubes_in(prep, dim).n == 2  # without the grey view no top square can be ruled out
