@@ -30,7 +30,8 @@ fresh ``--data`` folder) and prints:
   tray's counts, the rest as the cycle keeps them; and how many colours the questions name), a
   cube left hidden, refused (and of the wrong acts, those with
   every cube right and a courtier misread); where twins were read, how often and with what
-  outcome; and every twin read alone (how a spread tray reads);
+  outcome; and every twin read alone (how a spread tray reads); the share acted on is also given
+  over the clean trays, and over the clean trays the game can hold, where a set has others;
 * with ``--reliability``, beside the counter's reliability table, the joined reads': each clean
   scene's read joined with its first shaken twin, then each more (``controller.joining``), the stated
   share of the likeliest tray content against how often it was the tray's.
@@ -378,8 +379,13 @@ def beyond_the_game(rows: list[Scored]) -> list[str]:
     """The scenes whose tray holds more cubes of a colour than the game has (the renderer does not
     keep to the game's supply): the station's ledger rightly rules their true counts out, so the
     gate asks about them, and a join scores its likeliest content the game allows as wrong."""
-    odd = [r.name for r in rows if any(n > cubes_in_game(c) for c, n in r.cubes.items())]
+    odd = [r.name for r in rows if beyond_game(r)]
     return [f"  scenes the game cannot hold (more cubes of a colour than it has): {len(odd)} ({', '.join(odd)})"] if odd else []
+
+
+def beyond_game(row: Scored) -> bool:
+    """Whether the scene's tray holds more cubes of a colour than the game has."""
+    return any(n > cubes_in_game(c) for c, n in row.cubes.items())
 
 
 def station_summary(rows: list[Scored]) -> list[str]:
@@ -393,6 +399,9 @@ def station_summary(rows: list[Scored]) -> list[str]:
     third = [r for r in rows if r.twins_read > 2]
     clean = [r for r in rows if not r.foreign]
     clean_acts = sum(r.station == "acts" for r in clean)
+    # a tray the game cannot hold is rightly asked about (the renderer's, never a table's)
+    held = [r for r in clean if not beyond_game(r)]
+    held_acts = sum(r.station == "acts" for r in held)
     return [
         f"station gate (the read, the break-beam at clump {DEFAULT_BEAM_CLUMP}, no tower ledger): "
         f"acts without asking {len(acts)}/{n} ({100 * len(acts) / n:.1f} %), wrong {wrong}"
@@ -410,6 +419,8 @@ def station_summary(rows: list[Scored]) -> list[str]:
         # gate could reach is the clean trays'
         *([f"  on the clean trays: acts without asking {clean_acts}/{len(clean)} ({100 * clean_acts / len(clean):.1f} %)"]
           if clean and len(clean) < n else []),
+        *([f"  on the clean trays the game can hold: acts without asking {held_acts}/{len(held)} "
+           f"({100 * held_acts / len(held):.1f} %)"] if held and len(held) < len(clean) else []),
         *([f"  shook the tray and read its shaken twin on {len(twins)}: then acts on "
            f"{sum(r.station == 'acts' for r in twins)}, wrong {sum(r.station == 'acts' and not r.station_right for r in twins)}"]
           if twins else []),

@@ -114,3 +114,17 @@ def test_a_scene_the_game_cannot_hold_is_named() -> None:
     assert bench.beyond_the_game(rows) == ["  scenes the game cannot hold (more cubes of a colour than it has): 1 (t2)"]
     rows[1].cubes = {"green": 20, "red": 3}
     assert bench.beyond_the_game(rows) == []
+
+
+def test_the_gate_is_also_given_on_the_clean_trays_the_game_can_hold() -> None:
+    """A tray holding more cubes of a colour than the game has is rightly asked about; the share on
+    the trays a table can hold is given beside the clean trays' share, where a set has such a tray."""
+    bench = _bench()
+    rows = [_row(bench, "t1", "acts"), _row(bench, "t2", "asks"), _row(bench, "t3", "asks"),
+            _row(bench, "t4", "refuses", foreign=True)]
+    rows[1].cubes = {"green": 21, "red": 3}
+    lines = bench.station_summary(rows)
+    assert lines[1] == "  on the clean trays: acts without asking 1/3 (33.3 %)"
+    assert lines[2] == "  on the clean trays the game can hold: acts without asking 1/2 (50.0 %)"
+    rows[1].cubes = {"green": 20, "red": 3}
+    assert not any("game can hold" in line for line in bench.station_summary(rows))
