@@ -379,11 +379,11 @@ def beyond_the_game(rows: list[Scored]) -> list[str]:
     """The scenes whose tray holds more cubes of a colour than the game has (the renderer does not
     keep to the game's supply): the station's ledger rightly rules their true counts out, so the
     gate asks about them, and a join scores its likeliest content the game allows as wrong."""
-    odd = [r.name for r in rows if beyond_game(r)]
+    odd = [r.name for r in rows if game_cannot_hold(r)]
     return [f"  scenes the game cannot hold (more cubes of a colour than it has): {len(odd)} ({', '.join(odd)})"] if odd else []
 
 
-def beyond_game(row: Scored) -> bool:
+def game_cannot_hold(row: Scored) -> bool:
     """Whether the scene's tray holds more cubes of a colour than the game has."""
     return any(n > cubes_in_game(c) for c, n in row.cubes.items())
 
@@ -400,7 +400,7 @@ def station_summary(rows: list[Scored]) -> list[str]:
     clean = [r for r in rows if not r.foreign]
     clean_acts = sum(r.station == "acts" for r in clean)
     # a tray the game cannot hold is rightly asked about (the renderer's, never a table's)
-    held = [r for r in clean if not beyond_game(r)]
+    held = [r for r in clean if not game_cannot_hold(r)]
     held_acts = sum(r.station == "acts" for r in held)
     return [
         f"station gate (the read, the break-beam at clump {DEFAULT_BEAM_CLUMP}, no tower ledger): "

@@ -305,7 +305,6 @@ def test_a_black_courtier_against_a_black_cube_is_a_courtier(train_counter, tray
     assert meta["visible_cubes"]["black"] <= reading.cubes["black"] <= meta["cubes"]["black"]
 
 
-
 def _lightly_shaded(colour: str, gain: float, darkness: int, square_face: bool = False) -> Frame:
     """A head evenly coloured to its circle, its grey (divided by ``darkness``: purple and black are
     dark) shaded gently from top to rim (``gain``) with no highlight of no colour, as seed 5406's
@@ -330,9 +329,9 @@ def _lightly_shaded(colour: str, gain: float, darkness: int, square_face: bool =
 def test_a_head_standing_alone_needs_less_shading(prep, colour, gain, darkness) -> None:
     """A head whose colour stops at its circle all round (ring clear, rim at most
     ``BALL_CLEAR_RIM_SHARE``) is a head shaded from ``BALL_MIN_SHADING_CLEAR`` (seed 5406: 19 heads
-    standing alone shaded 0.134-0.150, black 0.216-0.235, lost to the bars for heads beside
-    cubes). The same circle on a square face of its colour has the face's corners in its rim: not a
-    head at that shading."""
+    standing alone shaded 0.134-0.150, black 0.216-0.235, under the shading bars every other head
+    must pass). The same circle on a square face of its colour has the face's corners in its rim:
+    not a head at that shading."""
     t = prep.tuning
     alone = _lightly_shaded(colour, gain, darkness)
     least, clear = ((t.BALL_MIN_SHADING_BLACK, t.BALL_MIN_SHADING_CLEAR_BLACK) if colour == "black"
@@ -347,3 +346,24 @@ def test_a_head_standing_alone_needs_less_shading(prep, colour, gain, darkness) 
     # the circle is there: with no rim bar it would pass as a head
     lenient = Prepared(calibration_synthetic.synthetic_profile(), dataclasses.replace(t, BALL_CLEAR_RIM_SHARE=1.0))
     assert [c for *_, c in balls(lenient, face)] == [colour]
+
+
+def test_a_lightly_shaded_circle_with_its_colour_in_the_ring_needs_a_heads_shading(prep) -> None:
+    """The lower bar is for a head standing alone: with its colour beyond a gap round it (the ring,
+    1.2-1.6 radii, holding its colour; the rim just outside the circle clear), a circle shaded as
+    lightly is no head; with no bar on the ring it would pass."""
+    t = prep.tuning
+    frame = _lightly_shaded("purple", 90, 2)
+    assert frame.gray is not None and frame.labels is not None
+    r = 4.8 * PPM
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    d = np.hypot(xx - 150.0, yy - 120.0) / r
+    around = (d >= 1.25) & (d <= 1.7)
+    frame.labels[around] = COLOUR_CODES["purple"]
+    frame.gray[around] = 120
+    ring, rim = _shares(frame, "purple")
+    assert ring > t.BALL_MAX_RING_SHARE and rim <= t.BALL_CLEAR_RIM_SHARE
+    assert t.BALL_MIN_SHADING_CLEAR <= _shading(frame) < t.BALL_MIN_SHADING
+    assert balls(prep, frame) == []
+    lenient = Prepared(calibration_synthetic.synthetic_profile(), dataclasses.replace(t, BALL_MAX_RING_SHARE=1.0))
+    assert [c for *_, c in balls(lenient, frame)] == ["purple"]

@@ -170,10 +170,11 @@ def test_a_side_face_in_shade_is_not_another_cube(prep) -> None:
     assert step_cells(prep, core, gray) == 3
 
 
-def _two_faces_long(prep: Prepared, shade: float) -> tuple[Core, np.ndarray]:
+def _two_faces_long(prep: Prepared, shade: float, top_grey: int = 90) -> tuple[Core, np.ndarray]:
     """Two face-sized squares (9.5 mm), the second 6 mm along and 3 mm across from the first, evenly
     lit (no part of it stands out as one cube's top): past one tilted cube's outline, about two
-    faces' cores; its lightness ``shade`` of a flat top of its colour."""
+    faces' cores; its lightness ``shade`` of a flat top of its colour; ``top_grey``: the first
+    square's grey, brighter than the rest's 90 when it is one cube's whole top."""
     size = int(30 * PPM)
     mask = np.zeros((size, size), np.uint8)
     _square(mask, (12.0, 13.5), 9.5, 0.0)
@@ -184,6 +185,9 @@ def _two_faces_long(prep: Prepared, shade: float) -> tuple[Core, np.ndarray]:
     area = np.count_nonzero(mask) / PPM**2
     lightness = shade * prep.top_l["red"]
     gray = np.where(mask > 0, 90, 0).astype(np.uint8)
+    first = np.zeros_like(mask)
+    _square(first, (12.0, 13.5), 9.5, 0.0)
+    gray[first > 0] = top_grey
     return Core("red", area, 4.8, area / (w * h / PPM**2), 0.6, lightness, contour, (15 * PPM, 15 * PPM),
                 length_mm=max(w, h) / PPM, width_mm=min(w, h) / PPM), gray
 
@@ -203,3 +207,12 @@ def test_a_dim_patch_of_two_faces_with_no_top_square_is_one_leaning_cube(prep) -
     assert (count.n, count.kind, count.lo, count.hi) == (1, "tilted", 1, 2)
     assert "leaning" in (count.doubt or "")
     assert cubes_in(prep, dim).n == 2  # without the grey view no top square can be ruled out
+
+
+def test_a_dim_patch_with_a_whole_top_square_stays_two(prep) -> None:
+    """Dim as a leaning cube, but one whole top square stands out with colour beyond it: a cube's
+    top over a lower cube, not one cube's top and sides. Two, as before."""
+    t = prep.tuning
+    core, gray = _two_faces_long(prep, t.LEANING_DIM_BELOW - 0.1, top_grey=150)
+    assert beyond_top_square(prep, gray, core) > 0.0
+    assert cubes_in(prep, core, gray).n == 2

@@ -18,7 +18,7 @@ head when at most ``BALL_MAX_RIM_SHARE`` of the rim just outside it (1.0-1.15 ra
 or ``BALL_MAX_RIM_SHARE_DEEP`` where it is shaded as deeply as no face is (``BALL_DEEP_SHADING``:
 cubes of its colour on two sides of a black head). A head whose colour stops at its circle all
 round (ring clear, at most ``BALL_CLEAR_RIM_SHARE`` of the rim) needs less shading
-(``BALL_MIN_SHADING_CLEAR``): no square face has a rim so clear, its corners lie there, and some
+(``BALL_MIN_SHADING_CLEAR``, ``BALL_MIN_SHADING_CLEAR_BLACK``): no square face has a rim so clear, its corners lie there, and some
 lights shade a head standing alone hardly more than a face. The cores of its colour that lie mostly inside
 the circle are its pieces: they are replaced by one core marked ``ball``. A core the head covers in
 good part without lying mostly inside it is the head and the cube it stands against read as one
@@ -98,17 +98,19 @@ def balls(prep: Prepared, frame: Frame) -> list[tuple[float, float, float, str]]
         grey = frame.gray[y0:y1, x0:x1][inner].astype(np.float32)
         shading = float(grey.std()) / max(float(grey.mean()), 1.0)
         black = colour == "black"
-        if shading < (t.BALL_MIN_SHADING_CLEAR_BLACK if black else t.BALL_MIN_SHADING_CLEAR):
+        least = t.BALL_MIN_SHADING_BLACK if black else t.BALL_MIN_SHADING
+        least_alone = t.BALL_MIN_SHADING_CLEAR_BLACK if black else t.BALL_MIN_SHADING_CLEAR
+        if shading < min(least, least_alone):
             continue
         ring = (d >= 1.2) & (d <= 1.6)
         rim = (d >= 1.0) & (d <= 1.15)
         rim_share = np.count_nonzero(labels[rim] == code) / max(np.count_nonzero(rim), 1)
         clear_ring = np.count_nonzero(labels[ring] == code) <= t.BALL_MAX_RING_SHARE * max(np.count_nonzero(ring), 1)
-        if clear_ring and rim_share <= t.BALL_CLEAR_RIM_SHARE:
+        if clear_ring and rim_share <= t.BALL_CLEAR_RIM_SHARE and shading >= least_alone:
             # its colour stops at the circle all round, as a square face's corners do not
             out.append((float(x), float(y), float(r), colour))
             continue
-        if shading < (t.BALL_MIN_SHADING_BLACK if black else t.BALL_MIN_SHADING):
+        if shading < least:
             continue
         if not clear_ring:
             most = t.BALL_MAX_RIM_SHARE_DEEP if shading >= t.BALL_DEEP_SHADING else t.BALL_MAX_RIM_SHARE
