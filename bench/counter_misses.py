@@ -2,7 +2,8 @@
 
 For every clean tuning scene (:func:`calibration.fit_counter_doubt.tuning_scenes`; ``--data`` adds
 tuning render sets, never a held-out seed) read wrong by the issue's measure (a colour outside
-``[visible_cubes, cubes]``), prints each wrong colour: counted, visible and in the tray; each patch
+``[visible_cubes, cubes]``, or its courtiers outside ``[visible_courtiers, courtiers]``), prints each
+colour whose courtiers were misread, and each wrong colour: counted, visible and in the tray; each patch
 of that colour whose count lies outside the cubes it truly shows (:func:`calibration.render_truth.cubes_held`,
 pieces matched to the patch that shows most of each); and the colour's cubes that show between a
 quarter and ``--band`` of themselves. The quarter rule's edge is where most misses lie: a cube that
@@ -47,6 +48,18 @@ def wrong_colours(meta: dict[str, Any], cubes: dict[str, int], least: float = 0.
     return out
 
 
+def wrong_courtiers(meta: dict[str, Any], courtiers: dict[str, int]) -> dict[str, tuple[int, int, int]]:
+    """Colour -> (courtiers read, courtiers visible, courtiers in the tray), for each colour read
+    outside that bracket: a head missed (read as a cube, or not at all) or a cube read as one."""
+    visible, in_tray = meta.get("visible_courtiers", {}), meta.get("courtiers", {})
+    out = {}
+    for colour in set(visible) | set(in_tray) | set(courtiers):
+        n, low, high = courtiers.get(colour, 0), int(visible.get(colour, 0)), int(in_tray.get(colour, 0))
+        if not low <= n <= high:
+            out[colour] = (n, low, high)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, action="append", default=[], help="another tuning render set")
@@ -55,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared", type=Path, default=REPO.parent / "shared")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    clean = wrong = right_with_band = short = over = 0
+    clean = wrong = right_with_band = short = over = courtier_colours = 0
     for cal, root, scenes in tuning_scenes(args.shared, args.data):
         counter = TrayCounter(calibration_profile(cal))
         for image in scenes:
@@ -70,13 +83,17 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{root.name}/{image.stem}: refused ({reading.reason})")
                 continue
             off = wrong_colours(meta, reading.cubes)
-            if not off:
+            off_courtiers = wrong_courtiers(meta, reading.courtiers)
+            if not off and not off_courtiers:
                 continue
             wrong += 1
-            right_with_band += not wrong_colours(meta, reading.cubes, args.band)
+            right_with_band += not wrong_colours(meta, reading.cubes, args.band) and not off_courtiers
+            courtier_colours += len(off_courtiers)
             patches = model_patches(counter.prepared, frame.debug["counted"])
             held, missed = cubes_held(patches, meta, "shown")
             print(f"{root.name}/{image.stem}:")
+            for colour, (n, low, high) in sorted(off_courtiers.items()):
+                print(f"  {colour} courtiers: read {n}, visible {low}, in the tray {high}")
             for colour, (n, shown, in_tray) in off.items():
                 short += n < shown
                 over += n > in_tray
@@ -89,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
                     if core.colour == colour and not lo <= count.n <= hi:
                         print(f"    {count.kind} patch of {core.area_mm2:.0f} mm2 at ({core.centre[0]:.0f}, "
                               f"{core.centre[1]:.0f}) px read as {count.n}, shows {lo}-{hi}")
-    print(f"{clean} clean tuning scenes, {wrong} read wrong ({short} colours short, {over} over); "
+    print(f"{clean} clean tuning scenes, {wrong} read wrong ({short} colours short, {over} over, "
+          f"{courtier_colours} colours' courtiers misread); "
           f"{right_with_band} of the {wrong} right if cubes showing under {args.band:.2f} could be counted or not")
     return 0
 
