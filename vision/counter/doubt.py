@@ -42,8 +42,6 @@ TOUCHING_FULL_FROM = 1.12
 TOUCHING_OVER_FROM = 1.25
 # A patch read as two cubes, one partly on another, that is much dimmer than a flat top of its
 # colour is more often one cube leaning on the pile: its faces turn away from the ring light.
-# (Since 2026-11-29 such a patch with no whole top square in it, under Tuning.LEANING_DIM_BELOW,
-# is read as one tilted cube by the stages; this table keeps the dim ones with a top square.)
 MERGED_DIM_BELOW = 0.68
 
 

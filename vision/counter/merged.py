@@ -78,13 +78,6 @@ def _cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None) -> Count:
     if a <= t.SINGLE_MAX_MM2:
         if whole == 1:
             return Count(1, "face", 1.0, None, 1, 2)
-        top = prep.top_l.get(core.colour, 0.0)
-        if (whole == 2 and gray is not None and top > 0 and core.lightness < t.LEANING_DIM_BELOW * top
-                and beyond_top_square(prep, gray, core) == 0.0):
-            # Two tops, one partly on another, are lit about as a flat top is; one cube leaning
-            # shows its top and sides turned away from the ring light, with no whole top square.
-            return Count(1, "tilted", TILTED_SCORE,
-                         f"a dim patch of {a:.0f} mm2 read as one leaning cube showing its sides", 1, 2)
         return Count(whole, "merged", MERGED_SCORE,
                      f"a patch of {a:.0f} mm2 taken for {whole} cubes, one partly on another", whole - 1, whole)
     piled = max(1, 1 + int(round((a - t.PILE_FIRST_MM2) / t.PILE_NEXT_MM2)))

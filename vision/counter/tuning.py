@@ -170,12 +170,6 @@ class Tuning:
     TOP_SHARE: float = 0.85
     TOP_SQUARE_FILL: float = 0.9
     TOP_SQUARE_SIDES_MM: tuple[float, float] = (0.85 * g.CUBE_EDGE_MM, 1.1 * g.CUBE_EDGE_MM)
-    # A patch about two faces' cores, within one tilted cube's largest silhouette, with no whole
-    # top square in it and dimmer than this share of a flat top of its colour, is one leaning cube
-    # showing its sides, not two. On 185 clean tuning frames (the tuning part, tray_dev, seeds 9292,
-    # 5406 and 9494 as rendered), of such "merged" patches with no top square, the 5 that held one
-    # cube were 0.48-0.83 of a top's lightness, the 11 that held two 0.90-1.07.
-    LEANING_DIM_BELOW: float = 0.86
     PILE_FIRST_MM2: float = 1.15 * FACE_AREA_MM2
     PILE_NEXT_MM2: float = 0.97 * FACE_AREA_MM2
     SUMMIT_SPACING_MM: float = 7.0
