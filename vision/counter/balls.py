@@ -18,9 +18,9 @@ head when at most ``BALL_MAX_RIM_SHARE`` of the rim just outside it (1.0-1.15 ra
 or ``BALL_MAX_RIM_SHARE_DEEP`` where it is shaded as deeply as no face is (``BALL_DEEP_SHADING``:
 cubes of its colour on two sides of a black head). A head whose colour stops at its circle all
 round (ring clear, at most ``BALL_CLEAR_RIM_SHARE`` of the rim) needs less shading
-(``BALL_MIN_SHADING_CLEAR``, ``BALL_MIN_SHADING_CLEAR_BLACK``): no square face has a rim so clear, its corners lie there, and some
-lights shade a head standing alone hardly more than a face. The cores of its colour that lie mostly inside
-the circle are its pieces: they are replaced by one core marked ``ball``. A core the head covers in
+(``BALL_MIN_SHADING_CLEAR``, ``BALL_MIN_SHADING_CLEAR_BLACK``): no square face has a rim so clear,
+its corners lie there, and some lights shade a head standing alone hardly more than a face. The
+cores of its colour that lie mostly inside the circle are its pieces: they are replaced by one core marked ``ball``. A core the head covers in
 good part without lying mostly inside it is the head and the cube it stands against read as one
 patch: the cube keeps what lies beyond the head.
 """
