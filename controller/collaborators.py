@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from controller.readers import TrayReader
-from hardware.interfaces import ReleaseCounter
+from hardware.interfaces import BoardInfo, ReleaseCounter
 from station.hands import Hands, NoHands
 
 __all__ = ["BeamBoard", "Funnel", "Hands", "NoHands", "TrayReader"]
@@ -23,8 +23,14 @@ class Funnel(Protocol):
 
 
 class BeamBoard(Protocol):
-    """The tray board as the drop cycle uses it: its break-beam cube counter, kept as evidence."""
+    """The tray board as the drop cycle uses it: its break-beam cube counter, kept as evidence, and
+    its boot id (a board that restarted since its beam was zeroed lost the count: it stands for
+    nothing), and its vibration motor to spread a pile before the tray is read again."""
+
+    def hello(self) -> BoardInfo: ...
 
     def reset_beam(self) -> None: ...
 
     def beam_count(self) -> int: ...
+
+    def vibrate(self, seconds: float) -> float | None: ...

@@ -180,7 +180,7 @@ class DropCycle(BetweenBattles):
         # No counter that can say. Cubes on the break-beam are evidence for the host, never proof: a
         # hand in the tray or one late cube would close the drop with its cubes still in the funnel.
         evidence: dict[str, Any] = {}
-        if self.tray_board is not None and state["drop"].get("beam_reset"):
+        if self.tray_board is not None and self._beam_stands(state["drop"])[0]:
             evidence["beam_count"] = _beam(self.tray_board)
         self._commit("release_unknown", {"why": "the process stopped while the funnel was being released", **evidence},
                      ses.set_phase(state, "release_unknown"), drop_id=drop_id)
@@ -192,19 +192,20 @@ class DropCycle(BetweenBattles):
         if drop["phase"] != "planned":
             raise DropError(f"drop {drop_id} was released already (phase {drop['phase']}); it is never released twice")
         self.hands.load_funnel(drop["funnel"])
-        beam_reset = False
+        beam_reset, beam_boot = False, None
         if self.tray_board is not None:
             try:
                 self.tray_board.reset_beam()
+                beam_boot = int(self.tray_board.hello().boot_id)  # the count lives until the board restarts
                 beam_reset = True
             except OSError:
                 beam_reset = False
         counter = self._release_counter()
         known = _counter_fields(counter)
-        self._commit("release_started", {"counter_before": counter.count if counter else None, **known,
-                                         "beam_reset": beam_reset},
+        beam = {"beam_reset": beam_reset, "beam_boot": beam_boot}
+        self._commit("release_started", {"counter_before": counter.count if counter else None, **known, **beam},
                      ses.set_phase(self.state, "releasing", counter_before=counter.count if counter else None,
-                                   **known, beam_reset=beam_reset),
+                                   **known, **beam),
                      drop_id=drop_id)
         try:
             self._funnel().release()
@@ -237,9 +238,12 @@ class DropCycle(BetweenBattles):
         # a host's re-read never overwrites a photo an earlier record vouches for
         readings_before = sum(1 for r in self.store.records(drop_id) if r.kind == "reading")
         tag = f"drop-{drop_id:06d}" + (f"-r{readings_before + 1}" if readings_before else "")
-        verified = read_verified(self._tray_reader(), self.tray_board if drop.get("beam_reset") else None,
-                                 tag, drop["funnel"], tower_before, funnel_left=self.hands.funnel_contents,
-                                 clump=self.beam_clump)
+        beam_stands, beam_note = self._beam_stands(drop)
+        verified = read_verified(self._tray_reader(), self.tray_board, tag, drop["funnel"], tower_before,
+                                 funnel_left=self.hands.funnel_contents, clump=self.beam_clump,
+                                 count_beam=beam_stands)
+        if beam_note:
+            verified.notes.insert(0, beam_note)
         obs = verified.observation
         images = {k: v for k, v in (("raw", obs.raw), ("annotated", obs.annotated)) if v is not None}
         images.update({f"annotated-{lang}": path for lang, path in obs.annotated_in.items()})
@@ -264,6 +268,26 @@ class DropCycle(BetweenBattles):
         if needs:
             return self.drop_view(drop_id)
         return self._resolve(drop_id, clean(verified.counts))
+
+    def _beam_stands(self, drop: dict[str, Any]) -> tuple[bool, str | None]:
+        """Whether the tray board's break-beam count stands for this drop: zeroed before its
+        release, by a board that has not restarted since. A restart (a power dip, the board's
+        watchdog, a new host process starting a simulated board) zeroes the count, so a beam that
+        reads too few cubes would make the station doubt a right reading. With it the note that
+        says why the count is not used. Records from before the boot id was kept: as then."""
+        if self.tray_board is None or not drop.get("beam_reset"):
+            return False, None
+        then = drop.get("beam_boot")
+        if then is None:
+            return True, None
+        try:
+            now: int | None = int(self.tray_board.hello().boot_id)
+        except OSError:
+            now = None
+        if now == then:
+            return True, None
+        since = "" if now is None else f" (boot id {then:08x}, now {now:08x})"
+        return False, f"the tray board restarted after its break-beam was zeroed for this drop{since}: its count is not used"
 
     def reread(self, drop_id: int) -> dict[str, Any]:
         """Read the tray again at the host's request (a hand was in the way, a jammed trapdoor was

@@ -135,7 +135,7 @@ def joined(witnesses: list[Witness], after: Assessment, obs: TrayReading, droppe
 
 def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
                   tower_before: dict[str, int] | None, funnel_left: Any = None, *,
-                  clump: float = DEFAULT_BEAM_CLUMP) -> VerifiedReading:
+                  clump: float = DEFAULT_BEAM_CLUMP, count_beam: bool = True) -> VerifiedReading:
     """Read the tray until a reading is beyond doubt, at most :data:`MAX_READS` times.
 
     A doubt a still tray keeps (:func:`shaking_may_settle`) has the tray shaken at once, where
@@ -146,9 +146,11 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
     last read. Other doubts are read again as the tray lies (a hand may have moved away, a cube may
     have settled), then after a shake each time.
 
-    ``funnel_left``: a callable returning what still lies in the funnel, where the station can see it."""
+    ``funnel_left``: a callable returning what still lies in the funnel, where the station can see it.
+    ``count_beam``: whether ``board``'s break-beam count stands for this drop (else only its
+    vibration motor is used)."""
     beam = None
-    if board is not None:
+    if board is not None and count_beam:
         try:
             beam = int(board.beam_count())
         except OSError:

@@ -12,7 +12,7 @@ from controller import session as ses
 from controller.cycle import DropCycle, DropError, TrayMismatch
 from controller.readers import DirectReader
 from controller.records import RecordStore
-from hardware.interfaces import ReleaseCounter
+from hardware.interfaces import BoardInfo, ReleaseCounter
 from simulation.funnel import SimFunnelRelease
 from simulation.hands import SimHands
 from simulation.world import SimWorld
@@ -180,6 +180,9 @@ class ScriptedReader:
 class FakeBoard:
     def __init__(self, sim: SimWorld) -> None:
         self.sim, self.vibrations = sim, 0
+
+    def hello(self) -> BoardInfo:
+        return BoardInfo(protocol_version=1, boot_id=self.sim.boot_id, firmware="fake")
 
     def reset_beam(self) -> None:
         self.sim.reset_beam()
@@ -412,3 +415,40 @@ def test_a_beam_count_after_a_crash_is_evidence_for_the_host_not_a_release(tmp_p
     record = bare.store.records(planned["drop_id"])[-1]
     assert record.kind == "release_unknown" and record.payload["beam_count"] == 1
     assert world.sim.funnel_contents()  # the cubes are still there: releasing would have been wrong
+
+
+def test_a_beam_count_lost_with_a_board_restart_is_not_held_against_the_tray(tmp_path: Path) -> None:
+    """The process died just after the cubes fell; the board restarted before the tray was read (a
+    new host process starts the simulated firmware afresh; a real one may lose power), so its beam
+    reads 0 of the cubes that fell. That count stands for nothing: the reading is used as it is,
+    with a note saying why the beam was not, and the host is not asked."""
+    world = World(tmp_path)
+    _started(world)
+    board = FakeBoard(world.sim)
+    planned = world.cycle(board=board).plan(ATTACK)
+    with pytest.raises(Crash):
+        world.cycle(funnel=CrashingFunnel(world.sim, "after"), board=board).release(planned["drop_id"])
+    assert world.sim.beam_count() > 0 and sum(world.sim.tray_contents().values()) > 0  # the beam saw them fall
+    world.sim.reset_board()  # ... and lost them
+    cyc = world.cycle(board=board)
+    view = cyc.resume()
+    assert view is not None and view["phase"] == "resolved" and not view["needs_confirmation"]
+    reading = [r for r in cyc.store.records(planned["drop_id"]) if r.kind == "reading"][-1]
+    assert any("restarted after its break-beam was zeroed" in n for n in reading.payload["notes"])
+    assert board.vibrations == 0
+
+
+def test_a_beam_count_of_the_same_boot_still_makes_the_station_doubt(tmp_path: Path) -> None:
+    """The same zero beam from a board that did not restart is evidence: nothing came past it, yet
+    the camera sees cubes, so the tray is read again and the host asked."""
+    world = World(tmp_path)
+    _started(world)
+    board = FakeBoard(world.sim)
+    planned = world.cycle(board=board).plan(ATTACK)
+    with pytest.raises(Crash):
+        world.cycle(funnel=CrashingFunnel(world.sim, "after"), board=board).release(planned["drop_id"])
+    assert sum(world.sim.tray_contents().values()) > 1
+    world.sim.reset_beam()
+    view = world.cycle(board=board).resume()
+    assert view is not None and view["phase"] == "counted" and view["needs_confirmation"]
+    assert any("break-beam counted 0" in d for d in view["doubts"])
