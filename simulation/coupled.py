@@ -3,8 +3,9 @@ of ``board.backend = "firmware-pty"`` (the real serial board is ``station/serial
 
 The firmware moves only its simulated
 servo; the cubes live in the ``SimWorld``. ``SimCoupledRelease`` and ``SimCoupledBoard`` tie the two:
-after the firmware confirms a release, the simulated cubes fall and the ones that come out are fed
-to the firmware's beam counter (``SIM_BEAM``), so the board's count is the firmware's own; LED and
+after the firmware confirms a release, the simulated cubes fall and the beam breaks they make (a
+clump counts once, ``[board] beam_clump``) are fed to the firmware's beam counter (``SIM_BEAM``), so
+the board's count is the firmware's own; LED and
 vibration commands reach the firmware and are mirrored into the simulated tray. The serial faults
 of ``[sim.faults]`` go into the link's fault-injecting transport, and ``board_reset`` restarts the
 firmware process just before a command, which the link then reports as ``BoardResetError``.
@@ -125,7 +126,7 @@ class SimCoupledRelease(FunnelRelease):
         jammed = self.table.faults.strikes("servo_jam")
         out = self.table.release(jammed=jammed, board_release=board_release)
         if out:
-            self.board.feed_beam(len(out))
+            self.board.feed_beam(self.table.last_beam_passes)  # a clump of cubes breaks the beam once
 
     def catch_up(self) -> None:
         """Let fall the cubes of a release the board made but the world never saw (the host died

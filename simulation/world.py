@@ -50,6 +50,9 @@ class SimWorld:
         self._lock = threading.RLock()
         self._motion: list[tuple[TrayPiece, float, float]] = []
         self._motion_left = 0
+        #: What the beam counted of the last release (a clump counts once): what a firmware
+        #: station's board is fed (``simulation.coupled``), so that its beam undercounts as this one does.
+        self.last_beam_passes = 0
         if self.state_file.exists():
             self._load(tower_model)
         else:
@@ -258,7 +261,8 @@ class SimWorld:
             out = self.tower.drop(thrown, self._rng)
             new = place_cubes(out, self._tray, self._rng)
             self._tray = self._tray + new
-            self._beam += self.beam_passes(out)
+            self.last_beam_passes = self.beam_passes(out)
+            self._beam += self.last_beam_passes
             self._thrown += len(thrown)
             self._came_out += len(out)
             left, top, right, bottom = g.TRAY_INNER_MM

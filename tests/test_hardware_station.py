@@ -110,7 +110,8 @@ def test_firmware_station_drop_counts_on_the_firmware_beam(tmp_path: Path) -> No
         st.funnel.release()
         came_out = sum(st.world.tray_contents().values())
         assert came_out > 0
-        assert st.tray_board.beam_count() == came_out  # counted by the firmware itself
+        beam = st.tray_board.beam_count()  # counted by the firmware itself, a clump of cubes once
+        assert beam == st.world.beam_count() and came_out - 3 <= beam <= came_out
         st.tray_board.set_leds(0.25)
         assert st.world.led_level == 0.25
         # A board reset mid-command: the firmware restarts, the link notices the new boot id.

@@ -73,7 +73,17 @@ def test_confirmed_release_drops_the_cubes_and_feeds_the_beam(tmp_path: Path) ->
     table.load_funnel({"red": 10})
     release.release()
     assert table.funnel_contents() == {}
-    assert inner_board.fed == sum(table.tray_contents().values())
+    assert inner_board.fed == sum(table.tray_contents().values()) == table.beam_count()
+
+
+def test_the_firmware_beam_is_fed_the_clumps_the_world_counted(tmp_path: Path) -> None:
+    """Cubes that cross the beam together count once on the firmware station as on the default one."""
+    table, inner_board, release = _coupled(tmp_path, opens=True, error=None)
+    table.beam_clump = 0.5
+    table.load_funnel({"red": 20, "blue": 10})
+    release.release()
+    came_out = sum(table.tray_contents().values())
+    assert inner_board.fed == table.beam_count() < came_out
 
 
 def test_unconfirmed_release_that_really_opened_drops_the_cubes(tmp_path: Path) -> None:
