@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from calibration.fit_counter_doubt import tuning_scenes  # noqa: E402
 from calibration.render_truth import cubes_held  # noqa: E402
+from calibration.right_reading import courtiers_outside  # noqa: E402
 from calibration.tray_dev import calibration_profile  # noqa: E402
 from vision.counter import TrayCounter  # noqa: E402
 from vision.counter.decide import model_patches  # noqa: E402
@@ -45,18 +46,6 @@ def wrong_colours(meta: dict[str, Any], cubes: dict[str, int], least: float = 0.
         n = cubes.get(colour, 0)
         if not shown <= n <= in_tray:
             out[colour] = (n, shown, in_tray)
-    return out
-
-
-def wrong_courtiers(meta: dict[str, Any], courtiers: dict[str, int]) -> dict[str, tuple[int, int, int]]:
-    """Colour -> (courtiers read, courtiers visible, courtiers in the tray), for each colour read
-    outside that bracket: a head missed (read as a cube, or not at all) or a cube read as one."""
-    visible, in_tray = meta.get("visible_courtiers", {}), meta.get("courtiers", {})
-    out = {}
-    for colour in set(visible) | set(in_tray) | set(courtiers):
-        n, low, high = courtiers.get(colour, 0), int(visible.get(colour, 0)), int(in_tray.get(colour, 0))
-        if not low <= n <= high:
-            out[colour] = (n, low, high)
     return out
 
 
@@ -83,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{root.name}/{image.stem}: refused ({reading.reason})")
                 continue
             off = wrong_colours(meta, reading.cubes)
-            off_courtiers = wrong_courtiers(meta, reading.courtiers)
+            off_courtiers = courtiers_outside(meta, reading.courtiers)
             if not off and not off_courtiers:
                 continue
             wrong += 1

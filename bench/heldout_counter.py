@@ -125,6 +125,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from heldout import split  # noqa: E402
 
+from calibration.right_reading import courtiers_outside  # noqa: E402
 from calibration.tray_dev import calibration_profile  # noqa: E402
 from controller.joining import joint_chances  # noqa: E402
 from controller.rereads import read_verified  # noqa: E402
@@ -284,13 +285,12 @@ def score(meta: dict, reading: TrayReading, cpu_ms: float, name: str, size: tupl
     vis = {c: int(meta["visible_cubes"].get(c, 0)) for c in ALL_COLOURS}
     true = {c: int(meta["cubes"].get(c, 0)) for c in ALL_COLOURS}
     vis_court = {c: int(meta.get("visible_courtiers", {}).get(c, 0)) for c in PLAYER_COLOURS}
-    true_court = {c: int(meta.get("courtiers", {}).get(c, 0)) for c in PLAYER_COLOURS}
     foreign = bool(meta.get("foreign_object"))
     counted = {c: int(reading.cubes.get(c, 0)) for c in ALL_COLOURS}
     if reading.usable:
         outside = sum(max(vis[c] - counted[c], 0, counted[c] - true[c]) for c in ALL_COLOURS)
         off_exact = sum(abs(counted[c] - vis[c]) for c in ALL_COLOURS)
-        court_ok = all(vis_court[c] <= reading.courtiers.get(c, 0) <= true_court[c] for c in PLAYER_COLOURS)
+        court_ok = not courtiers_outside(meta, reading.courtiers)
         court_exact = all(vis_court[c] == reading.courtiers.get(c, 0) for c in PLAYER_COLOURS)
         right = not foreign and outside == 0 and court_ok
         exact = not foreign and off_exact == 0 and court_exact

@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 
 from calibration.fit_counter_patches import out_of_fold, train
 from calibration.render_truth import MATCHES, match
+from calibration.right_reading import colours_outside
 from calibration.tray_dev import calibration_profile
 from vision import geometry as g
 from vision.counter import TrayCounter
@@ -195,7 +196,8 @@ def read_short(scene: Scene, colour: str) -> int:
 
 
 def right(meta: dict[str, Any], cubes: dict[str, int]) -> bool:
-    return all(meta["visible_cubes"].get(c, 0) <= cubes.get(c, 0) <= meta["cubes"].get(c, 0) for c in ALL_COLOURS)
+    """Every colour's cubes read right (:mod:`calibration.right_reading`); the fit judges cubes only."""
+    return not colours_outside(meta, cubes)
 
 
 def assess_all(model: DoubtModel, scenes: list[Scene], forest_p: list[NDArray[Any] | None],

@@ -43,12 +43,3 @@ def test_a_colour_is_wrong_outside_the_cubes_showing_a_quarter_and_the_cubes_in_
     assert misses.wrong_colours(meta, {"red": 4}) == {"red": (4, 2, 3)}
     # with the band at 0.30, the cube showing 27 % may be counted or not
     assert misses.wrong_colours(meta, {"red": 1}, 0.30) == {}
-
-
-def test_courtiers_are_wrong_outside_those_visible_and_those_in_the_tray() -> None:
-    misses = load("counter_misses")
-    meta = {"visible_courtiers": {"red": 1, "blue": 0}, "courtiers": {"red": 1, "blue": 1}}
-    assert misses.wrong_courtiers(meta, {"red": 1, "blue": 0}) == {}
-    assert misses.wrong_courtiers(meta, {"red": 1, "blue": 1}) == {}  # the hidden one may be found
-    assert misses.wrong_courtiers(meta, {"red": 0, "blue": 0}) == {"red": (0, 1, 1)}
-    assert misses.wrong_courtiers(meta, {"red": 1, "yellow": 1}) == {"yellow": (1, 0, 0)}
