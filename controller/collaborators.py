@@ -25,7 +25,8 @@ class Funnel(Protocol):
 class BeamBoard(Protocol):
     """The tray board as the drop cycle uses it: its break-beam cube counter, kept as evidence, and
     its boot id (a board that restarted since its beam was zeroed lost the count: it stands for
-    nothing), and its vibration motor to spread a pile before the tray is read again."""
+    nothing), its vibration motor to spread a pile before the tray is read again, and its LED ring,
+    switched on for each read."""
 
     def hello(self) -> BoardInfo: ...
 
@@ -34,3 +35,5 @@ class BeamBoard(Protocol):
     def beam_count(self) -> int: ...
 
     def vibrate(self, seconds: float) -> float | None: ...
+
+    def set_leds(self, level: float) -> None: ...

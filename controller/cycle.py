@@ -239,11 +239,11 @@ class DropCycle(BetweenBattles):
         readings_before = sum(1 for r in self.store.records(drop_id) if r.kind == "reading")
         tag = f"drop-{drop_id:06d}" + (f"-r{readings_before + 1}" if readings_before else "")
         beam_stands, beam_note = self._beam_stands(drop)
-        verified = read_verified(self._tray_reader(), self.tray_board, tag, drop["funnel"], tower_before,
+        reader, light_note = self._lit_reader()
+        verified = read_verified(reader, self.tray_board, tag, drop["funnel"], tower_before,
                                  funnel_left=self.hands.funnel_contents, clump=self.beam_clump,
                                  count_beam=beam_stands)
-        if beam_note:
-            verified.notes.insert(0, beam_note)
+        verified.notes[:0] = [note for note in (light_note, beam_note) if note]
         obs = verified.observation
         images = {k: v for k, v in (("raw", obs.raw), ("annotated", obs.annotated)) if v is not None}
         images.update({f"annotated-{lang}": path for lang, path in obs.annotated_in.items()})

@@ -20,6 +20,10 @@ from hardware.config import DEFAULT_BEAM_CLUMP
 EventSink = Callable[[dict[str, Any]], None]
 
 
+#: The LED ring's level while the tray is read: full, as when the colour profile was learned.
+TRAY_LIGHT = 1.0
+
+
 class DropError(SessionError):
     """A drop request that does not fit the drop's phase (releasing twice, correcting a closed drop)."""
 
@@ -71,9 +75,29 @@ class CycleSteps:
                        "phase": (state.get("drop") or {}).get("phase") if drop_id is not None else None})
 
     def _tray_reader(self) -> TrayReader:
+        """The tray reader, the tray lit (:meth:`_lit_reader`)."""
+        return self._lit_reader()[0]
+
+    def _lit_reader(self) -> tuple[TrayReader, str | None]:
+        """The tray reader, with the tray board's LED ring switched on first, and a note where it
+        could not be (:meth:`_light_tray`)."""
         if self.reader is None:
             raise DropError("the station's devices are not open here (a read-only view of the records)")
-        return self.reader
+        return self.reader, self._light_tray()
+
+    def _light_tray(self) -> str | None:
+        """Switch the tray board's LED ring to full before the tray is read: the colour profile was
+        learned under it, and the board switches it off whenever it boots or hears nothing from a
+        host (its safe state), so after every command that ended, or a board restart, it is dark.
+        A board that cannot answer leaves the tray in the room's light: the read goes on (the
+        counter judges its frame) and the note says so."""
+        if self.tray_board is None:
+            return None
+        try:
+            self.tray_board.set_leds(TRAY_LIGHT)
+        except OSError as exc:
+            return f"the tray board did not switch its LED ring on ({exc}): the tray was read in the room's light"
+        return None
 
     def _drop(self, drop_id: int) -> dict[str, Any]:
         drop = self.state["drop"]
@@ -130,7 +154,7 @@ class CycleSteps:
         if self.reader is None:
             return {"usable": False, "reason": "no camera"}
         try:
-            obs = self.reader.read("check", wait_settle=True, save=False)
+            obs = self._tray_reader().read("check", wait_settle=True, save=False)
         except (OSError, RuntimeError, ValueError) as exc:
             return {"usable": False, "reason": str(exc)}
         return {"usable": bool(obs.usable), "seen": clean(obs.cubes), "reason": obs.reason}

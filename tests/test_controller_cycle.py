@@ -184,6 +184,9 @@ class FakeBoard:
     def hello(self) -> BoardInfo:
         return BoardInfo(protocol_version=1, boot_id=self.sim.boot_id, firmware="fake")
 
+    def set_leds(self, level: float) -> None:
+        self.sim.set_leds(level)
+
     def reset_beam(self) -> None:
         self.sim.reset_beam()
 
@@ -452,3 +455,44 @@ def test_a_beam_count_of_the_same_boot_still_makes_the_station_doubt(tmp_path: P
     view = world.cycle(board=board).resume()
     assert view is not None and view["phase"] == "counted" and view["needs_confirmation"]
     assert any("break-beam counted 0" in d for d in view["doubts"])
+
+
+class LightMeter:
+    """A reader that notes the LED ring's level at each read (the tray read as the world holds it)."""
+
+    def __init__(self, sim: SimWorld) -> None:
+        self.sim, self.levels = sim, []  # type: ignore[var-annotated]
+
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
+        self.levels.append(self.sim.led_level)
+        return TrayReading(cubes=self.sim.tray_contents(), source="direct")
+
+
+def test_the_led_ring_is_switched_on_before_the_tray_is_read(tmp_path: Path) -> None:
+    """The board boots with its ring dark and darkens it in its safe state (a host gone quiet):
+    the station lights the tray for every read (the check before the plan, the drop's), as the
+    colour profile was learned under it."""
+    world = World(tmp_path)
+    _started(world)
+    meter = LightMeter(world.sim)
+    cyc = world.cycle(reader=meter, board=FakeBoard(world.sim))
+    world.sim.reset_board()  # a restart: the ring is off
+    planned = cyc.plan(ATTACK)
+    world.sim.set_leds(0.0)  # the board's safe state between two commands
+    view = cyc.release(planned["drop_id"])
+    assert view["phase"] == "resolved" and len(meter.levels) >= 2 and set(meter.levels) == {1.0}
+
+
+class DarkBoard(FakeBoard):
+    def set_leds(self, level: float) -> None:
+        raise OSError("no answer from the tray board")
+
+
+def test_a_ring_that_cannot_be_lit_leaves_a_note_and_the_tray_is_still_read(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    _started(world)
+    meter = LightMeter(world.sim)
+    cyc = world.cycle(reader=meter, board=DarkBoard(world.sim))
+    view = cyc.release(cyc.plan(ATTACK)["drop_id"])
+    assert view["phase"] == "resolved" and meter.levels  # read all the same
+    assert any("did not switch its LED ring on" in n and "room's light" in n for n in view["notes"])
