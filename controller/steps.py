@@ -16,12 +16,9 @@ from controller.collaborators import BeamBoard, Funnel, Hands, NoHands, TrayRead
 from controller.records import RecordStore
 from controller.wording import counts_phrase, difference_phrase
 from hardware.config import DEFAULT_BEAM_CLUMP
+from hardware.interfaces import TRAY_LIGHT
 
 EventSink = Callable[[dict[str, Any]], None]
-
-
-#: The LED ring's level while the tray is read: full, as when the colour profile was learned.
-TRAY_LIGHT = 1.0
 
 
 class DropError(SessionError):

@@ -95,6 +95,11 @@ class BoardInfo:
     firmware: str
 
 
+#: The LED ring's level while the tray is read or photographed for calibrating: full. The profile
+#: is learned under the light the station reads by (``controller.steps``, ``station.shot``).
+TRAY_LIGHT = 1.0
+
+
 class TrayBoard(Device, ABC):
     """The optional tray board: break-beam counter, LED ring, vibration motor.
 

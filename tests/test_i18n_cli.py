@@ -291,9 +291,14 @@ def test_calibrate_and_count_are_german(german: None, calibrated: tuple[Path, li
                said(capsys, "count", "--profile", str(profile), *photos, str(tmp_path / "not-a-photo.jpg"),
                     "--annotate", str(tmp_path / "ann"))[1],
                said(capsys, "count", "--profile", str(tmp_path / "not-a-photo.jpg"), photos[0])[1]]
+    station = tmp_path / "station.toml"
+    station.write_text((REPO / "examples" / "sim.toml").read_text(encoding="utf-8").replace(
+        'data_dir = "tower-data"', f'data_dir = "{tmp_path / "data"}"'), encoding="utf-8")
+    outputs.append(said(capsys, "calibrate", "shot", "--config", str(station), "--out", str(tmp_path / "shot.png"))[1])
     for text in outputs:
         assert not english_left_in(text), english_left_in(text)
         assert not decimal_points(text), decimal_points(text)
+    assert "Aufnahme geschrieben" in outputs[5] and "Marker der Platte gefunden: 4 von 4" in outputs[5]
     assert "beschriftetes Bild geschrieben" in outputs[2]
     assert "Sicherheit" in outputs[3] and "unbrauchbar:" in outputs[3] and "Höflinge" in outputs[3]
     assert "kein Farbprofil" in outputs[4]

@@ -1,16 +1,19 @@
-"""`tower calibrate markers | colours | check`: set the station's camera up.
+"""`tower calibrate markers | shot | colours | check`: set the station's camera up.
 
 - ``markers`` writes the printable marker sheet for the base plate (PNG at a stated DPI, and PDF).
+- ``shot`` takes one calibration shot with the station's own camera under its LED ring at full, once
+  the tray is still (:mod:`station.shot`), and says whether it will do.
 - ``colours`` learns the colour profile from calibration shots and prints what it learned.
 - ``check`` counts one shot with a profile and writes the annotated picture.
 
-The work is in :mod:`calibration`; this module parses, calls and prints.
+The work is in :mod:`calibration` and :mod:`station.shot`; this module parses, calls and prints.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,16 @@ def register(subparsers: Any) -> None:
     markers.add_argument("--out", required=True, type=Path, help="output file (PNG; a PDF is written beside it)")
     markers.add_argument("--dpi", type=int, default=300, help="PNG resolution (default 300)")
     markers.set_defaults(handler=_markers)
+
+    shot = sub.add_parser(
+        "shot", help="photograph the tray for calibrating, with the station's camera and light",
+        description="Take one calibration shot with the station's own camera, its LED ring at full, once the "
+        "tray is still, and say whether the plate's markers are in view: the empty tray first, then each "
+        "colour's cubes, for `tower calibrate colours`. Exit 1 if the shot will not do, 2 if none was taken.")
+    shot.add_argument("--out", required=True, type=Path, help="image to write (PNG keeps every pixel; JPEG)")
+    shot.add_argument("--config", type=Path, default=None,
+                      help="station config (tower.toml); default: the packaged simulated station")
+    shot.set_defaults(handler=_shot)
 
     colours = sub.add_parser(
         "colours",
@@ -57,6 +70,37 @@ def _markers(args: argparse.Namespace) -> int:
     for path in write_marker_sheet(args.out, dpi=args.dpi):
         print(path)
     return 0
+
+
+def _shot(args: argparse.Namespace) -> int:
+    from controller import data_dir
+    from controller.data_dir import StationBusy
+    from controller.records import RecordsError
+    from hardware.config import load_config
+    from hardware.errors import ConfigError
+    from station.factory import open_station
+    from station.shot import take_shot
+
+    try:
+        config = load_config(args.config)
+        lock_fd = data_dir.lock_data_dir(config.data_dir)  # the devices belong to one process
+    except (ConfigError, StationBusy, RecordsError) as exc:
+        print(f"tower calibrate shot: {exc}", file=sys.stderr)
+        return 2
+    try:
+        with open_station(config) as station:
+            shot = take_shot(station, args.out, settle_frames=config.station.settle_frames,
+                             settle_timeout_s=config.station.settle_timeout_s)
+    except OSError as exc:  # ShotError, a link or camera that failed, an image that cannot be written
+        print(f"tower calibrate shot: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        os.close(lock_fd)
+    print(f"shot written to {shot.path}")
+    print(f"{shot.width} x {shot.height} pixels; plate markers found: {len(shot.markers)} of 4")
+    for problem in shot.problems:
+        print(f"not fit for calibrating: {problem}")
+    return 0 if shot.ok else 1
 
 
 def _colours(args: argparse.Namespace) -> int:
