@@ -403,14 +403,21 @@ def test_a_count_lost_with_a_board_reset_leaves_the_release_to_the_host(tmp_path
     assert view is not None and view["phase"] == "release_unknown"
 
 
-def test_a_beam_count_after_a_crash_is_evidence_for_the_host_not_a_release(tmp_path: Path) -> None:
-    """No counter, but the beam saw something (a hand, one late cube): the host decides."""
+def _died_in_the_release(tmp_path: Path, when: str) -> tuple[World, FakeBoard, dict[str, Any]]:
+    """A drop whose process died just ``"before"`` or just ``"after"`` the funnel opened, on a station
+    with a tray board."""
     world = World(tmp_path)
     _started(world)
     board = FakeBoard(world.sim)
     planned = world.cycle(board=board).plan(ATTACK)
     with pytest.raises(Crash):
-        world.cycle(funnel=CrashingFunnel(world.sim, "before"), board=board).release(planned["drop_id"])
+        world.cycle(funnel=CrashingFunnel(world.sim, when), board=board).release(planned["drop_id"])
+    return world, board, planned
+
+
+def test_a_beam_count_after_a_crash_is_evidence_for_the_host_not_a_release(tmp_path: Path) -> None:
+    """No counter, but the beam saw something (a hand, one late cube): the host decides."""
+    world, board, planned = _died_in_the_release(tmp_path, "before")
     world.sim._beam = 1  # one cube's worth of beam breaks, yet the funnel never opened
     bare = world.cycle(funnel=CrashingFunnel(world.sim, "before", counted=False), board=board)
     view = bare.resume()
@@ -425,13 +432,8 @@ def test_a_beam_count_lost_with_a_board_restart_is_not_held_against_the_tray(tmp
     new host process starts the simulated firmware afresh; a real one may lose power), so its beam
     reads 0 of the cubes that fell. That count stands for nothing: the reading is used as it is,
     with a note saying why the beam was not, and the host is not asked."""
-    world = World(tmp_path)
-    _started(world)
-    board = FakeBoard(world.sim)
-    planned = world.cycle(board=board).plan(ATTACK)
-    with pytest.raises(Crash):
-        world.cycle(funnel=CrashingFunnel(world.sim, "after"), board=board).release(planned["drop_id"])
-    assert world.sim.beam_count() > 0 and sum(world.sim.tray_contents().values()) > 0  # the beam saw them fall
+    world, board, planned = _died_in_the_release(tmp_path, "after")
+    assert world.sim.beam_count() > 0 and sum(world.sim.tray_contents().values()) > 1  # the beam saw them fall
     world.sim.reset_board()  # ... and lost them
     cyc = world.cycle(board=board)
     view = cyc.resume()
@@ -444,12 +446,7 @@ def test_a_beam_count_lost_with_a_board_restart_is_not_held_against_the_tray(tmp
 def test_a_beam_count_of_the_same_boot_still_makes_the_station_doubt(tmp_path: Path) -> None:
     """The same zero beam from a board that did not restart is evidence: nothing came past it, yet
     the camera sees cubes, so the tray is read again and the host asked."""
-    world = World(tmp_path)
-    _started(world)
-    board = FakeBoard(world.sim)
-    planned = world.cycle(board=board).plan(ATTACK)
-    with pytest.raises(Crash):
-        world.cycle(funnel=CrashingFunnel(world.sim, "after"), board=board).release(planned["drop_id"])
+    world, board, _ = _died_in_the_release(tmp_path, "after")
     assert sum(world.sim.tray_contents().values()) > 1
     world.sim.reset_beam()
     view = world.cycle(board=board).resume()
