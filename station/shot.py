@@ -19,8 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from hardware.config import StationConfig
 from hardware.interfaces import TRAY_LIGHT
 from station.check import BLACK_LEVEL
+from station.factory import open_station
 from vision.imageio import check_frame, write_image
 from vision.markers import MarkerLocator
 from vision.rectify import NoMarkers
@@ -87,3 +89,11 @@ def take_shot(station: Any, out: Path, *, settle_frames: int = 3, settle_timeout
             problems.append(str(exc))
     height, width = frame.shape[:2]
     return Shot(Path(out), width, height, state.settled, markers, mean, problems)
+
+
+def shoot(config: StationConfig, out: Path) -> Shot:
+    """Open the station of ``config``, take one shot (:func:`take_shot`, the settle rule of its
+    ``[station]`` section) and close it."""
+    with open_station(config) as station:
+        return take_shot(station, out, settle_frames=config.station.settle_frames,
+                         settle_timeout_s=config.station.settle_timeout_s)

@@ -18,7 +18,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller import data_dir
 from controller.cli._words import say
+from controller.data_dir import StationBusy
+from controller.records import RecordsError
+from hardware.config import load_config
+from hardware.errors import ConfigError
 
 
 def register(subparsers: Any) -> None:
@@ -73,13 +78,7 @@ def _markers(args: argparse.Namespace) -> int:
 
 
 def _shot(args: argparse.Namespace) -> int:
-    from controller import data_dir
-    from controller.data_dir import StationBusy
-    from controller.records import RecordsError
-    from hardware.config import load_config
-    from hardware.errors import ConfigError
-    from station.factory import open_station
-    from station.shot import take_shot
+    from station.shot import shoot
 
     try:
         config = load_config(args.config)
@@ -88,9 +87,7 @@ def _shot(args: argparse.Namespace) -> int:
         print(f"tower calibrate shot: {exc}", file=sys.stderr)
         return 2
     try:
-        with open_station(config) as station:
-            shot = take_shot(station, args.out, settle_frames=config.station.settle_frames,
-                             settle_timeout_s=config.station.settle_timeout_s)
+        shot = shoot(config, args.out)
     except OSError as exc:  # ShotError, a link or camera that failed, an image that cannot be written
         print(f"tower calibrate shot: {exc}", file=sys.stderr)
         return 2
