@@ -11,7 +11,6 @@ rendering and counting photos.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -24,7 +23,7 @@ from vision.annotate import annotate
 from vision.errors import UnreadableImage
 from vision.imageio import check_frame, write_image
 from vision.reading import TrayReading
-from vision.settle import SettleDetector
+from vision.settle import SettleDetector, settle_camera
 
 _WRITER: ThreadPoolExecutor | None = None
 
@@ -89,16 +88,8 @@ class CameraReader:
     def _settled_frame(self) -> tuple[Any, bool]:
         """Frames until the tray has been still for ``settle_frames`` frames (or the timeout)."""
         detector = SettleDetector(still_frames=self.settle_frames, timeout_s=self.settle_timeout_s)
-        start = time.monotonic()
-        while True:
-            frame = self.camera.capture()
-            state = detector.update(frame, time.monotonic() - start)
-            if state.settled:
-                return frame, True
-            if state.timed_out:
-                return frame, False
-            if self.frame_interval_s:
-                time.sleep(self.frame_interval_s)
+        frame, state = settle_camera(self.camera.capture, detector, self.frame_interval_s)
+        return frame, state.settled
 
     def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
         """Count the tray; with ``save`` the raw (lossless PNG: the evidence) and the annotated

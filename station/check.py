@@ -25,6 +25,21 @@ DEVICE_NAMES = {"funnel": "funnel", "camera": "camera", "board": "tray board", "
 BLACK_LEVEL = 8.0  # mean grey level below which a frame is taken as black (cap on, cable loose)
 
 
+def bgr_frame(img: Any) -> Any:
+    """``img`` where it is a camera frame as the station takes them (H x W x 3 uint8 BGR), else a
+    ``ValueError`` saying what came instead."""
+    if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
+        raise ValueError(f"frame is not H x W x 3 uint8 BGR: {getattr(img, 'shape', None)}")
+    return img
+
+
+def black_frame(mean_grey: float) -> str | None:
+    """Why a frame of this mean grey level is black (the lens cap, the cable, the ring), or ``None``."""
+    if mean_grey < BLACK_LEVEL:
+        return f"black frame (mean grey {mean_grey:.1f}): lens cap, ribbon cable or LED ring?"
+    return None
+
+
 @dataclass(frozen=True)
 class CheckResult:
     device: str
@@ -99,13 +114,12 @@ def check_station(station: Station, *, settle: Callable[[float], None] = time.sl
     def frame() -> str:
         start = time.monotonic()
         assert camera is not None
-        img = camera.capture()
+        img = bgr_frame(camera.capture())
         took = time.monotonic() - start
-        if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
-            raise ValueError(f"frame is not H x W x 3 uint8 BGR: {getattr(img, 'shape', None)}")
         mean = float(img.mean())
-        if mean < BLACK_LEVEL:
-            raise ValueError(f"black frame (mean grey {mean:.1f}): lens cap, ribbon cable or LED ring?")
+        black = black_frame(mean)
+        if black:
+            raise ValueError(black)
         return f"{img.shape[1]}x{img.shape[0]} BGR in {took:.2f} s, mean grey {mean:.0f}"
 
     if camera is not None:

@@ -12,21 +12,18 @@ what the camera saw; what is wrong with it is returned in ``problems``.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from hardware.config import StationConfig
 from hardware.interfaces import TRAY_LIGHT
-from station.check import BLACK_LEVEL
+from station.check import bgr_frame, black_frame
 from station.factory import open_station
 from vision.imageio import check_frame, write_image
 from vision.markers import MarkerLocator
 from vision.rectify import NoMarkers
-from vision.settle import SettleDetector
+from vision.settle import SettleDetector, settle_camera
 
 
 class ShotError(OSError):
@@ -63,24 +60,20 @@ def take_shot(station: Any, out: Path, *, settle_frames: int = 3, settle_timeout
             raise ShotError(f"the tray board did not switch its LED ring on ({exc}): a shot in the room's "
                             "light would teach the profile colours the station never sees") from exc
     detector = SettleDetector(still_frames=settle_frames, timeout_s=settle_timeout_s)
-    start = time.monotonic()
-    while True:
-        frame = camera.capture()
-        state = detector.update(frame, time.monotonic() - start)
-        if state.settled or state.timed_out:
-            break
-        if frame_interval_s:
-            time.sleep(frame_interval_s)
-    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
-        raise ShotError(f"the camera's frame is not an H x W x 3 colour image: {getattr(frame, 'shape', None)}")
+    frame, state = settle_camera(camera.capture, detector, frame_interval_s)
+    try:
+        bgr_frame(frame)
+    except ValueError as exc:
+        raise ShotError(f"the camera's {exc}") from exc
     write_image(out, frame)
     problems = []
     if not state.settled:
         problems.append(f"the tray did not keep still for {settle_frames} frames within {settle_timeout_s:g} s")
     mean = float(frame.mean())
     markers: tuple[int, ...] = ()
-    if mean < BLACK_LEVEL:
-        problems.append(f"black frame (mean grey {mean:.1f}): lens cap, ribbon cable or LED ring?")
+    black = black_frame(mean)
+    if black:
+        problems.append(black)
     else:
         try:
             check_frame(frame, "the camera's frame")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from simulation.synth import CameraPose, Lighting, PostFX, Scene, render, render_motion, scatter_cubes
-from vision.settle import SettleDetector, wait_until_settled
+from vision.settle import SettleDetector, settle_camera, wait_until_settled
 
 CAM = CameraPose(tilt_deg=4, tilt_dir_deg=60, roll_deg=2)
 FX = PostFX(noise_sigma=3.0, jpeg_quality=85)
@@ -110,3 +110,20 @@ def test_one_cube_sliding_or_falling_in_is_motion(size: tuple[int, int]) -> None
     assert det.motion(first, det.downscale(render(slid, rng))) > det.motion_fraction
     fell = dataclasses.replace(base, pieces=(*base.pieces, Piece("cube", "yellow", 100, 80)))
     assert det.motion(first, det.downscale(render(fell, rng))) > det.motion_fraction
+
+
+def test_a_camera_is_read_until_its_frames_keep_still_or_the_timeout() -> None:
+    """settle_camera: the stream a station reads the tray from (CameraReader, a calibration shot)."""
+    still = np.full((120, 160, 3), 128, np.uint8)
+    taken: list[int] = []
+
+    def steady() -> np.ndarray:
+        taken.append(1)
+        return still
+
+    frame, state = settle_camera(steady, SettleDetector(still_frames=3, timeout_s=30.0))
+    assert state.settled and not state.timed_out and len(taken) == 4 and frame is still
+    rng = np.random.default_rng(1)
+    frame, state = settle_camera(lambda: rng.integers(0, 255, (120, 160, 3), np.uint8),
+                                 SettleDetector(still_frames=3, timeout_s=0.05), interval_s=0.01)
+    assert state.timed_out and not state.settled and frame.shape == (120, 160, 3)

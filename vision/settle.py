@@ -24,7 +24,8 @@ Pure and fast: NumPy and OpenCV on a ~160 x 120 image, well under a millisecond 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,3 +159,20 @@ def wait_until_settled(
     if last is None:
         raise ValueError("no frames to settle on")
     return last, state
+
+
+def camera_frames(capture: Callable[[], NDArray[Any]], interval_s: float = 0.0) -> Iterator[tuple[NDArray[Any], float]]:
+    """A camera's frames with their monotonic timestamps, at least ``interval_s`` apart: the stream
+    :func:`wait_until_settled` consumes."""
+    while True:
+        yield capture(), time.monotonic()
+        if interval_s:
+            time.sleep(interval_s)
+
+
+def settle_camera(capture: Callable[[], NDArray[Any]], detector: SettleDetector,
+                  interval_s: float = 0.0) -> tuple[NDArray[Any], SettleState]:
+    """Capture until ``detector`` settles or times out, its timeout counted from now; the last frame
+    and the final state (the tray read after a drop, a calibration shot)."""
+    detector.reset(time.monotonic())
+    return wait_until_settled(camera_frames(capture, interval_s), detector)
