@@ -109,8 +109,9 @@ class CycleSteps:
         state = self.state
         self.hands.clear_tray(state["tray"])
         expected = clean(state["tray"])
+        reader = self._tray_reader()
         for _ in range(2):  # a second look before blaming the players (a hand leaving, a reflection)
-            obs = self._tray_reader().read("check", wait_settle=True, save=False)
+            obs = reader.read("check", wait_settle=True, save=False)
             seen = clean(obs.cubes)
             if obs.usable and seen == expected:
                 break
