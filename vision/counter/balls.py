@@ -20,9 +20,9 @@ cubes of its colour on two sides of a black head). A head whose colour stops at 
 round (ring clear, at most ``BALL_CLEAR_RIM_SHARE`` of the rim) needs less shading
 (``BALL_MIN_SHADING_CLEAR``, ``BALL_MIN_SHADING_CLEAR_BLACK``): no square face has a rim so clear,
 its corners lie there, and some lights shade a head standing alone hardly more than a face. The
-cores of its colour that lie mostly inside the circle are its pieces: they are replaced by one core marked ``ball``. A core the head covers in
-good part without lying mostly inside it is the head and the cube it stands against read as one
-patch: the cube keeps what lies beyond the head.
+cores of its colour that lie mostly inside the circle are its pieces: they are replaced by one core
+marked ``ball``. A core the head covers in good part without lying mostly inside it is the head and
+the cube it stands against read as one patch: the cube keeps what lies beyond the head.
 """
 
 from __future__ import annotations
