@@ -6,10 +6,10 @@ Render scenes are tuning scenes of ``../shared/data/tray_train`` (never the held
 checks the colour in question lies between its ``visible_cubes`` and ``cubes`` and that the piece
 is where a detection of its colour is. The synthetic tests check the rules themselves: a round
 evenly lit patch is a coin, a hexagon shaded like a cube on its corner is a cube in doubt. A nickel
-coin lying flat that reads as the plate is refused; bare plate ringed by cubes is not; a coin
-leaning on cubes, its face coloured by what it mirrors, is found by its outline, and the roundest
-outlines of clean tuning piles are not. And the
-doubt's format (``TrayReading.to_json``, the contract with the drop cycle).
+coin lying flat that reads as the plate is refused, and so is one with a cube over its rim; bare
+plate ringed by cubes is not; a coin leaning on cubes, its face coloured by what it mirrors, is
+found by its outline, and the roundest outlines of clean tuning piles are not. And the doubt's
+format (``TrayReading.to_json``, the contract with the drop cycle).
 """
 
 from __future__ import annotations
@@ -220,6 +220,41 @@ def test_a_plain_disc_needs_a_plain_middle(prep) -> None:
     side = int(8 * PPM)  # a cube lying off-centre in the middle
     x0, y0 = int(centre[0] - side / 4), int(centre[1] - side / 4)
     labels[y0:y0 + side, x0:x0 + side] = COLOUR_CODES["yellow"]
+    assert not is_plain_disc(prep, frame, centre, radius)
+
+
+def test_a_cube_over_the_rim_of_a_coin_leaves_its_face_plain(prep) -> None:
+    """A cube lying over the edge of a flat coin is not the coin's face (tuning seed 5408 ``t0007``:
+    a green cube over a quarter of a brass coin spread the whole disc's grey level past the bar, and
+    the coin was counted as nothing). The coin is judged on its pixels of no cube colour, with its
+    round rim as the mark of a coin: bare plate in a gap between cubes, as even, has no rim, and a
+    coin's plain part across a shadow's edge is no even face."""
+    from vision.colour import COLOUR_CODES
+    from vision.counter.guards import is_plain_disc, rim_arc_degrees
+
+    size = int(40 * PPM)
+    centre, radius = (size / 2, size / 2), 9.5 * PPM
+
+    def scene(coin: bool) -> Frame:
+        gray = np.full((size, size), 200 if not coin else 150, np.uint8)
+        if coin:
+            cv2.circle(gray, (int(centre[0]), int(centre[1])), int(radius), 215, -1)
+        labels = np.full((size, size), BACKGROUND, np.uint8)  # the coin reads as the plate
+        corner = (int(centre[0] + 0.2 * radius), int(centre[1] + 0.2 * radius))
+        gray[corner[1]:, corner[0]:], labels[corner[1]:, corner[0]:] = 60, COLOUR_CODES["green"]
+        gray[:] = cv2.GaussianBlur(gray, (3, 3), 0.8)
+        return Frame(None, None, None, None, labels=labels, gray=gray)  # type: ignore[arg-type]
+
+    frame = scene(coin=True)
+    assert frame.gray is not None
+    disc = np.zeros((size, size), np.uint8)
+    cv2.circle(disc, (int(centre[0]), int(centre[1])), int(0.8 * radius), 1, -1)
+    mean, std = cv2.meanStdDev(frame.gray, mask=disc)
+    assert std[0, 0] / mean[0, 0] > prep.tuning.DISC_MAX_SHADING  # the whole disc is not even
+    assert rim_arc_degrees(frame.gray, centre, radius, prep.tuning.DISC_RIM_GRADIENT) >= 250
+    assert is_plain_disc(prep, frame, centre, radius)
+    assert not is_plain_disc(prep, scene(coin=False), centre, radius)  # bare plate: no rim
+    frame.gray[: int(centre[1]), : int(centre[0])] //= 2  # the coin's plain part across a shadow's edge
     assert not is_plain_disc(prep, frame, centre, radius)
 
 

@@ -174,17 +174,65 @@ def is_plain_disc(prep: Prepared, frame: Frame, centre: tuple[float, float], rad
     colour (plate or nothing), its middle almost all of it, and evenly lit. A ring of cubes around
     a gap of bare plate makes a circle too, but half of its inside is cubes, cut by their edges and
     shadows; where a pale cube (yellow is about as grey as the plate) lies in the gap, it lies in
-    the middle of the circle."""
+    the middle of the circle.
+
+    A cube lying over the rim of a coin is not the coin's face, yet spreads the disc's grey level
+    (tuning seed 5408 ``t0007``: a green cube over a quarter of a flat brass coin, counted as nothing
+    while the cubes beside it were misread). Such a disc passes where its pixels of no cube colour
+    alone are evenly lit and its rim is an edge across the circle over a long unbroken arc
+    (:func:`rim_arc_degrees`, ``DISC_COVERED_RIM_DEG``): a coin's rim is round, the edges of cubes
+    around a gap of bare plate are straight and meet the circle only here and there."""
     assert frame.gray is not None and frame.labels is not None
     t = prep.tuning
     at = (int(round(centre[0])), int(round(centre[1])))
     inside = np.zeros(frame.gray.shape, np.uint8)
     cv2.circle(inside, at, int(0.8 * radius), 1, -1)
-    mean, std = cv2.meanStdDev(frame.gray, mask=inside)
-    spread = float(std[0, 0]) / max(float(mean[0, 0]), 1.0)
-    return (plain_share(frame.labels[inside > 0]) >= t.DISC_MIN_PLAIN_SHARE
-            and plain_share_in_disc(frame.labels, at, int(0.5 * radius)) >= t.DISC_MIN_MIDDLE_PLAIN_SHARE
-            and spread <= t.DISC_MAX_SHADING)
+    if (plain_share(frame.labels[inside > 0]) < t.DISC_MIN_PLAIN_SHARE
+            or plain_share_in_disc(frame.labels, at, int(0.5 * radius)) < t.DISC_MIN_MIDDLE_PLAIN_SHARE):
+        return False
+    if shading(frame.gray, inside) <= t.DISC_MAX_SHADING:
+        return True
+    plain = inside & ((frame.labels == BACKGROUND) | (frame.labels == UNKNOWN)).view(np.uint8)
+    return (shading(frame.gray, plain) <= t.DISC_MAX_SHADING
+            and rim_arc_degrees(frame.gray, centre, radius, t.DISC_RIM_GRADIENT) >= t.DISC_COVERED_RIM_DEG)
+
+
+def shading(gray: NDArray[Any], mask: NDArray[Any]) -> float:
+    """The grey level's spread over its mean under a mask (0 where the mask is empty)."""
+    mean, std = cv2.meanStdDev(gray, mask=mask)
+    return float(std[0, 0]) / max(float(mean[0, 0]), 1.0)
+
+
+RIM_BAND_PX = np.arange(-1.5, 1.6, 0.5)  # how far off the circle an edge may lie (the circle search's error)
+RIM_ALONG_RADIUS = 0.85  # cosine of the largest angle between the edge's gradient and the radius
+
+
+def rim_arc_degrees(gray: NDArray[Any], centre: tuple[float, float], radius: float, min_gradient: float) -> int:
+    """The longest unbroken arc of a circle (tray-view pixels), in whole degrees, along which the
+    grey view has an edge across the circle: within ``RIM_BAND_PX`` of it, a gradient of at least
+    ``min_gradient`` (3 x 3 Sobel on a lightly blurred view) pointing along the radius."""
+    reach = int(radius + RIM_BAND_PX[-1]) + 3
+    x0, y0 = int(centre[0]) - reach, int(centre[1]) - reach
+    height, width = gray.shape
+    window = gray[max(y0, 0):min(y0 + 2 * reach + 1, height), max(x0, 0):min(x0 + 2 * reach + 1, width)]
+    window = cv2.copyMakeBorder(window, max(-y0, 0), max(y0 + 2 * reach + 1 - height, 0), max(-x0, 0),
+                                max(x0 + 2 * reach + 1 - width, 0), cv2.BORDER_REPLICATE)
+    smooth = cv2.GaussianBlur(window.astype(np.float32), (3, 3), 0)
+    gx, gy = cv2.Sobel(smooth, cv2.CV_32F, 1, 0), cv2.Sobel(smooth, cv2.CV_32F, 0, 1)
+    angle = np.radians(np.arange(360))
+    cos, sin = np.cos(angle), np.sin(angle)
+    cx, cy = centre[0] - x0, centre[1] - y0
+    hit = np.zeros(360, bool)
+    for dr in RIM_BAND_PX:
+        px = np.clip(np.round(cx + (radius + dr) * cos).astype(int), 0, 2 * reach)
+        py = np.clip(np.round(cy + (radius + dr) * sin).astype(int), 0, 2 * reach)
+        ex, ey = gx[py, px], gy[py, px]
+        strength = np.hypot(ex, ey)
+        hit |= (strength >= min_gradient) & (np.abs(ex * cos + ey * sin) >= RIM_ALONG_RADIUS * strength)
+    if hit.all():
+        return 360
+    runs = np.diff(np.concatenate([[0], np.roll(hit, -int(np.argmin(hit))).astype(np.int8), [0]]))
+    return int((np.flatnonzero(runs == -1) - np.flatnonzero(runs == 1)).max(initial=0))
 
 
 def plain_share_in_disc(labels: NDArray[Any], centre: tuple[int, int], radius: int) -> float:

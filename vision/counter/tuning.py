@@ -251,6 +251,12 @@ class Tuning:
     DISC_MIN_PLAIN_SHARE: float = 0.6
     DISC_MIN_MIDDLE_PLAIN_SHARE: float = 0.8
     DISC_MAX_SHADING: float = 0.2
+    # A coin with a cube over its rim: the disc's plain part evenly lit, and its rim an edge across
+    # the circle (grey gradient at least DISC_RIM_GRADIENT, along the radius) over an unbroken arc
+    # of DISC_COVERED_RIM_DEG. Tuning: that coin 177 degrees, whole coins 245-360; the one clean
+    # tray's gap that passes the plain part's evenness (found at perfectness 0.6) 72.
+    DISC_COVERED_RIM_DEG: int = 150
+    DISC_RIM_GRADIENT: float = 40.0
     # The circle search runs first on the grey view scaled by DISC_COARSE_SCALE with a looser
     # perfectness, then at full scale around the circles found: at DISC_PERFECTNESS where the middle
     # (half the smallest radius) is at least DISC_COARSE_MIN_PLAIN of no cube colour, as a flat
