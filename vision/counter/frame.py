@@ -250,7 +250,12 @@ def grey_spread(gray: NDArray[Any], core: Core) -> float:
     """Brightness spread inside a core: its grey level's standard deviation over its mean (a flat
     face under the ring light is even; faces at other angles or heights, a ball, are not)."""
     mask, x, y = box_mask(core.contour)
-    mean, std = cv2.meanStdDev(gray[y:y + mask.shape[0], x:x + mask.shape[1]], mask=mask)
+    return grey_spread_under(gray[y:y + mask.shape[0], x:x + mask.shape[1]], mask)
+
+
+def grey_spread_under(gray: NDArray[Any], mask: NDArray[Any]) -> float:
+    """The grey level's standard deviation over its mean under a mask (0 where it is empty)."""
+    mean, std = cv2.meanStdDev(gray, mask=mask)
     return float(std[0, 0]) / max(float(mean[0, 0]), 1.0)
 
 

@@ -12,7 +12,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import BACKGROUND, UNKNOWN, bgr_to_lab
-from vision.counter.frame import Core, Frame, Prepared, enclosing_radius, grey_spread, largest_contour
+from vision.counter.frame import (
+    Core,
+    Frame,
+    Prepared,
+    enclosing_radius,
+    grey_spread,
+    grey_spread_under,
+    largest_contour,
+)
 from vision.counter.tuning import PPM
 from vision.plate import HAND_RING_MASK, PLATE_VIEW
 from vision.reading import Detection
@@ -190,17 +198,11 @@ def is_plain_disc(prep: Prepared, frame: Frame, centre: tuple[float, float], rad
     if (plain_share(frame.labels[inside > 0]) < t.DISC_MIN_PLAIN_SHARE
             or plain_share_in_disc(frame.labels, at, int(0.5 * radius)) < t.DISC_MIN_MIDDLE_PLAIN_SHARE):
         return False
-    if shading(frame.gray, inside) <= t.DISC_MAX_SHADING:
+    if grey_spread_under(frame.gray, inside) <= t.DISC_MAX_SHADING:
         return True
     plain = inside & ((frame.labels == BACKGROUND) | (frame.labels == UNKNOWN)).view(np.uint8)
-    return (shading(frame.gray, plain) <= t.DISC_MAX_SHADING
+    return (grey_spread_under(frame.gray, plain) <= t.DISC_MAX_SHADING
             and rim_arc_degrees(frame.gray, centre, radius, t.DISC_RIM_GRADIENT) >= t.DISC_COVERED_RIM_DEG)
-
-
-def shading(gray: NDArray[Any], mask: NDArray[Any]) -> float:
-    """The grey level's spread over its mean under a mask (0 where the mask is empty)."""
-    mean, std = cv2.meanStdDev(gray, mask=mask)
-    return float(std[0, 0]) / max(float(mean[0, 0]), 1.0)
 
 
 RIM_BAND_PX = np.arange(-1.5, 1.6, 0.5)  # how far off the circle an edge may lie (the circle search's error)
