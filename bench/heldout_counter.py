@@ -125,7 +125,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from heldout import split  # noqa: E402
 
-from calibration.right_reading import courtiers_outside  # noqa: E402
+from calibration.right_reading import colours_outside, courtiers_outside  # noqa: E402
 from calibration.tray_dev import calibration_profile  # noqa: E402
 from controller.joining import joint_chances  # noqa: E402
 from controller.rereads import read_verified  # noqa: E402
@@ -288,7 +288,7 @@ def score(meta: dict, reading: TrayReading, cpu_ms: float, name: str, size: tupl
     foreign = bool(meta.get("foreign_object"))
     counted = {c: int(reading.cubes.get(c, 0)) for c in ALL_COLOURS}
     if reading.usable:
-        outside = sum(max(vis[c] - counted[c], 0, counted[c] - true[c]) for c in ALL_COLOURS)
+        outside = sum(max(low - n, n - high) for n, low, high in colours_outside(meta, counted).values())
         off_exact = sum(abs(counted[c] - vis[c]) for c in ALL_COLOURS)
         court_ok = not courtiers_outside(meta, reading.courtiers)
         court_exact = all(vis_court[c] == reading.courtiers.get(c, 0) for c in PLAYER_COLOURS)
