@@ -105,18 +105,20 @@ class CycleSteps:
         return found
 
     def check_tray(self) -> dict[str, Any]:
-        """Read the tray and compare it with the session's account (done before every plan)."""
+        """Read the tray and compare it with the session's account (done before every plan). Where
+        the tray board could not light the tray, ``light`` says so: a mismatch read in the room's
+        light may be the light's, and the host is told (:func:`mismatch_text`)."""
         state = self.state
         self.hands.clear_tray(state["tray"])
         expected = clean(state["tray"])
-        reader = self._tray_reader()
+        reader, light_note = self._lit_reader()
         for _ in range(2):  # a second look before blaming the players (a hand leaving, a reflection)
             obs = reader.read("check", wait_settle=True, save=False)
             seen = clean(obs.cubes)
             if obs.usable and seen == expected:
                 break
         return {"ok": obs.usable and seen == expected, "expected": expected, "seen": seen,
-                "usable": obs.usable, "reason": obs.reason}
+                "usable": obs.usable, "reason": obs.reason, "light": light_note}
 
     def _close_or_raise(self) -> None:
         state = self.state
@@ -159,10 +161,13 @@ class CycleSteps:
 
 
 def mismatch_text(check: dict[str, Any]) -> str:
-    """In words, without a command: the CLI adds its commands, the page shows the host's buttons."""
+    """In words, without a command: the CLI adds its commands, the page shows the host's buttons.
+    Where the tray was read unlit, that comes first, set apart by " · " (which the translation cuts
+    at, so each part keeps its own sentence): it may be the whole cause."""
+    light = f"{check['light']} · " if check.get("light") else ""
     if not check["usable"]:
-        return f"the tray cannot be read before the battle: {check['reason']}"
-    return ("the tray does not hold what the session expects (expected "
+        return f"{light}the tray cannot be read before the battle: {check['reason']}"
+    return (f"{light}the tray does not hold what the session expects (expected "
             f"{counts_phrase(check['expected'])}, seen {counts_phrase(check['seen'])}: "
             f"{difference_phrase(check['seen'], check['expected'])}); "
             "clear it before the next battle, or, where the camera misreads it, the host vouches for the tray")

@@ -493,3 +493,22 @@ def test_a_ring_that_cannot_be_lit_leaves_a_note_and_the_tray_is_still_read(tmp_
     view = cyc.release(cyc.plan(ATTACK)["drop_id"])
     assert view["phase"] == "resolved" and meter.levels  # read all the same
     assert any("did not switch its LED ring on" in n and "room's light" in n for n in view["notes"])
+
+
+def test_a_tray_check_read_unlit_says_so_before_the_mismatch(tmp_path: Path) -> None:
+    """A check before the battle read in the room's light may disagree because of the light alone:
+    the host is told the ring was dark, not only that the tray differs."""
+    world = World(tmp_path)
+    _started(world)
+    world.sim.load_funnel({"purple": 6})
+    world.sim.release()  # cubes the session does not know of
+    dark = world.cycle(reader=LightMeter(world.sim), hands=False, board=DarkBoard(world.sim))
+    with pytest.raises(TrayMismatch, match="clear it") as err:
+        dark.plan(ATTACK)
+    message = str(err.value)
+    assert "did not switch its LED ring on" in message and "room's light" in message
+    assert message.index("room's light") < message.index("does not hold")
+    lit = world.cycle(reader=LightMeter(world.sim), hands=False, board=FakeBoard(world.sim))
+    with pytest.raises(TrayMismatch) as err:
+        lit.plan(ATTACK)
+    assert "LED ring" not in str(err.value)
