@@ -134,4 +134,6 @@ def release_and_clean(args: argparse.Namespace, table: Any, drop_id: int, *, can
     if not check["closed"]:
         out.print(f"[yellow]The tray still differs: expected {counts_phrase(check['expected'])}, "
                   f"seen {counts_phrase(check['seen'])}[/]")
+        if check.get("light"):
+            out.print(f"[yellow]{check['light']}[/]")
     return 0
