@@ -168,3 +168,44 @@ def test_a_side_face_in_shade_is_not_another_cube(prep) -> None:
     assert cubes_in(prep, core, gray).n == 2
     core, gray = _pile_patch([170, 145, 125])  # a lower top, lit nearly as well: a cube
     assert step_cells(prep, core, gray) == 3
+
+
+
+@pytest.mark.parametrize(("area", "squareness", "length", "width", "band", "cubes"), [
+    # measured on tuning renders (seeds 9494, 9292): one flat black cube and its sides each
+    (129.0, 0.89, 12.0, 12.02, 3.1, 1),
+    (128.0, 0.84, 15.0, 10.2, 2.9, 1),
+    (133.0, 0.89, 12.2, 12.2, 3.4, 1),
+    # two cubes, one partly on the other, as far from the nadir (tray_dev t0042, tray_train t0085)
+    (138.0, 0.73, 15.1, 12.4, 3.5, 2),
+    (156.0, 0.72, 18.3, 11.9, 3.3, 2),
+    # a long patch near the nadir: no band to take off (tray_train t0008)
+    (149.0, 0.80, 21.6, 11.1, 0.8, 2),
+])
+def test_a_flat_cube_showing_its_sides_away_from_the_nadir_is_one_cube(prep, area, squareness, length, width, band,
+                                                                      cubes) -> None:
+    """Away from the camera's nadir a flat cube shows the sides turned to the camera, a band beyond
+    its top: its patch can be wider or longer than one tilted cube's outline allows, and its area
+    rounds to two faces. Told the band where it lies, the counter reads one cube; two cubes, one
+    partly on the other, stay two."""
+    core = _core(area, squareness, length, width)
+    assert cubes_in(prep, core).n == 2  # no band known: two merged faces, as before
+    count = cubes_in(prep, core, side_band_mm=band)
+    assert count.n == cubes
+    if cubes == 1:
+        assert count.kind == "tilted" and "showing its sides" in (count.doubt or "")
+
+
+def test_the_side_band_grows_with_the_distance_from_the_nadir() -> None:
+    """``edge * d / (H - edge)`` on the plane of the tops: none under the camera, 2.4 mm at 70 mm
+    from it with the camera 300 mm above the plate."""
+    from vision.counter.partial import side_band_mm
+    from vision.plate import TRAY_VIEW
+
+    def at(x_mm: float, y_mm: float) -> tuple[float, float]:
+        return (x_mm - TRAY_VIEW.x0) * PPM - 0.5, (y_mm - TRAY_VIEW.y0) * PPM - 0.5
+
+    camera = np.array([10.0, 5.0, -300.0])
+    assert side_band_mm(at(10.0, 5.0), camera) == pytest.approx(0.0, abs=1e-9)
+    assert side_band_mm(at(80.0, 5.0), camera) == pytest.approx(10.0 * 70.0 / 290.0)
+    assert side_band_mm(at(10.0, -65.0), camera) == pytest.approx(side_band_mm(at(80.0, 5.0), camera))

@@ -19,6 +19,7 @@ from vision.counter.doubt import DoubtModel
 from vision.counter.frame import Core, Frame, Prepared
 from vision.counter.leftover import leftover
 from vision.counter.merged import SMALL_FACE_SCORE, Count, cubes_in
+from vision.counter.partial import side_band_mm
 from vision.counter.pawns import looks_like_pawn, top_of_a_pawn
 from vision.reading import TrayReading, empty_courtiers, empty_cubes
 
@@ -53,6 +54,7 @@ def read_cores(prep: Prepared, frame: Frame, cores: list[Core]) -> tuple[list[Co
     # a core marked corner is a cube's faces (found whole, or too wide for a ball), never a head
     pawn = [c.ball or c.lying or (not c.strip and not c.corner and looks_like_pawn(prep, c)) for c in cores]
     heads = [c.centre for c, p in zip(cores, pawn, strict=True) if p]
+    camera = frame.camera_mm
     for core, is_pawn in zip(cores, pawn, strict=True):
         if is_pawn:
             out.append(Counted(core, "courtier", Count(1, "pawn", PAWN_SCORE)))
@@ -66,7 +68,7 @@ def read_cores(prep: Prepared, frame: Frame, cores: list[Core]) -> tuple[list[Co
             count = Count(1, "quarter", SMALL_FACE_SCORE, f"a cube about a quarter visible ({core.visible_mm2:.0f} "
                           "mm2 of its top) counted", 0, 1, faces=core.area_mm2 / t.FACE_CORE_MM2)
         else:
-            count = cubes_in(prep, core, frame.gray)
+            count = cubes_in(prep, core, frame.gray, side_band_mm(core.centre, camera))
         if count.doubt:
             doubts.append(f"{count.doubt} ({core.colour})")
         confidence *= count.score

@@ -43,16 +43,18 @@ class Count:
     steps: int = 0  # touching faces: the faces told apart by brightness steps (0: not measured)
 
 
-def cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None = None) -> Count:
+def cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None = None, side_band_mm: float = 0.0) -> Count:
     """How many cubes one core stands for, the kind of reading, and the doubt if any. ``gray`` (the
-    frame's grey tray view) tells a whole top square from a lower cube beside it."""
-    count = _cubes_in(prep, core, gray)
+    frame's grey tray view) tells a whole top square from a lower cube beside it; ``side_band_mm``
+    is how far a flat cube where the core lies shows its sides beyond its top
+    (:func:`vision.counter.partial.side_band_mm`)."""
+    count = _cubes_in(prep, core, gray, side_band_mm)
     top = prep.top_l.get(core.colour, 0.0)
     return replace(count, faces=core.area_mm2 / prep.tuning.FACE_CORE_MM2,
                    shade=core.lightness / top if top > 0 else 1.0)
 
 
-def _cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None) -> Count:
+def _cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None, side_band_mm: float = 0.0) -> Count:
     t = prep.tuning
     a, face = core.area_mm2, t.FACE_CORE_MM2
     if core.corner:
@@ -70,6 +72,13 @@ def _cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None) -> Count:
         big = a > 1.4 * face
         return Count(1, "tilted" if big else "face", TILTED_SCORE,
                      f"a patch of {a:.0f} mm2, not square, read as one tilted cube" if big else None, 1, 1 + big)
+    if (a <= t.SINGLE_MAX_MM2 and core.squareness >= t.FLAT_SIDES_SQUARENESS
+            and core.length_mm - side_band_mm <= t.FLAT_SIDES_MAX_LENGTH_MM
+            and core.width_mm - side_band_mm <= t.FLAT_SIDES_MAX_WIDTH_MM):
+        # One flat cube and the sides it turns to the camera (TILTED_MAX_* allow no such band).
+        big = a > 1.4 * face
+        return Count(1, "tilted" if big else "face", TILTED_SCORE,
+                     f"a patch of {a:.0f} mm2 read as one cube showing its sides" if big else None, 1, 1 + big)
     whole = max(1, int(round(a / face)))
     if a <= t.SINGLE_MAX_MM2 and whole == 1 and gray is not None and beyond_top_square(prep, gray, core) >= t.BEYOND_TOP_MM2:
         # Neither a flat nor a tilted cube's outline, yet a whole, clean top square: the colour

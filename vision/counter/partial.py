@@ -100,12 +100,19 @@ def quarter_mm2(centre_px: tuple[float, float], cam: NDArray[Any], tuning: Tunin
     towards the camera, each about ``edge * d / (H - edge)`` wide (H the camera's height); averaged
     over the cube's turn their area is ``edge * (4 / pi) * d * edge / (H - edge)``. A quarter of
     that silhouette must be visible, ``TOP_SHARE_OF_VISIBLE`` of it as top. ``cam``: plate mm."""
+    sides = g.CUBE_EDGE_MM * (4 / math.pi) * side_band_mm(centre_px, cam)
+    return tuning.VISIBLE_FRACTION * tuning.TOP_SHARE_OF_VISIBLE * (FACE_AREA_MM2 + sides)
+
+
+def side_band_mm(centre_px: tuple[float, float], cam: NDArray[Any]) -> float:
+    """How far beyond its top a flat cube at ``centre_px`` (tray view) shows the sides turned
+    towards the camera, in mm: ``edge * d / (H - edge)``, d its distance from the camera's nadir and
+    H the camera's height (the view lies on the plane of the tops). ``cam``: plate mm."""
     x = TRAY_VIEW.x0 + (centre_px[0] + 0.5) / PPM
     y = TRAY_VIEW.y0 + (centre_px[1] + 0.5) / PPM
     d = math.hypot(x - cam[0], y - cam[1])
     edge = g.CUBE_EDGE_MM
-    sides = edge * (4 / math.pi) * d * edge / max(abs(float(cam[2])) - edge, edge)
-    return tuning.VISIBLE_FRACTION * tuning.TOP_SHARE_OF_VISIBLE * (FACE_AREA_MM2 + sides)
+    return edge * d / max(abs(float(cam[2])) - edge, edge)
 
 
 def owned_mm2(core: Core, others: list[Core], mask: NDArray[Any], origin: tuple[int, int],
