@@ -147,3 +147,24 @@ def test_a_lying_courtier_on_a_render_is_read_as_a_courtier(train_counter, tray_
     assert [c for c in frame.debug["counted"] if c.core.lying and c.core.colour == "purple"]
     assert reading.courtiers["purple"] == meta["courtiers"]["purple"] == 1
     assert reading.cubes["purple"] == meta["cubes"]["purple"]
+
+
+
+def _measured(colour: str, area: float, length: float, width: float, squareness: float, roundness: float,
+              prep: Prepared) -> Core:
+    return Core(colour, area, 3.0, squareness, roundness, prep.pawn_l[colour], np.zeros((4, 2), np.int32),
+                (100.0, 100.0), length_mm=length, width_mm=width)
+
+
+@pytest.mark.parametrize(("colour", "area", "length", "width", "squareness", "roundness"), [
+    # cubes partly hidden or tilted, shaded as a pawn is, read as courtiers that were not there
+    # (seed 9494 t0026 and t0029, tray_train t0128): wider than a courtier's base
+    ("black", 89.0, 12.5, 10.2, 0.70, 0.49),
+    ("blue", 81.0, 12.4, 10.7, 0.61, 0.49),
+    ("black", 76.0, 11.5, 10.1, 0.66, 0.52),
+])
+def test_an_outline_wider_than_a_courtiers_base_is_no_lying_pawn(prep, colour, area, length, width, squareness,
+                                                                  roundness) -> None:
+    from vision.counter.pawns import looks_like_pawn
+    assert not looks_like_pawn(prep, _measured(colour, area, length, width, squareness, roundness, prep))
+    assert looks_like_pawn(prep, _measured(colour, area, length, 9.5, squareness, roundness, prep))  # a base wide

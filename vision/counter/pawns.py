@@ -33,7 +33,7 @@ def looks_like_pawn(prep: Prepared, core: Core) -> bool:
     if not darker or core.area_mm2 >= 0.9 * FACE_AREA_MM2 or core.squareness >= t.PAWN_MAX_SQUARENESS:
         return False
     if (core.length_mm >= t.LYING_PAWN_MIN_LENGTH_MM and core.squareness < t.LYING_PAWN_MAX_SQUARENESS
-            and core.width_mm >= t.LYING_PAWN_MIN_WIDTH_MM and core.area_mm2 >= t.LYING_PAWN_MIN_MM2
+            and t.LYING_PAWN_MIN_WIDTH_MM <= core.width_mm <= t.LYING_PAWN_MAX_WIDTH_MM and core.area_mm2 >= t.LYING_PAWN_MIN_MM2
             and core.roundness >= t.LYING_PAWN_MIN_ROUNDNESS):
         return True
     if core.length_mm >= t.PAWN_FACE_LENGTH_MM and core.roundness < t.PAWN_FACE_ROUNDNESS:

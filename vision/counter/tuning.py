@@ -76,6 +76,7 @@ class Tuning:
     LYING_PAWN_MIN_LENGTH_MM: float = 11.0
     LYING_PAWN_MAX_SQUARENESS: float = 0.8
     LYING_PAWN_MIN_WIDTH_MM: float = 0.8 * g.COURTIER_BASE_MM
+    LYING_PAWN_MAX_WIDTH_MM: float = 1.0 * g.COURTIER_BASE_MM
     LYING_PAWN_MIN_MM2: float = 0.6 * FACE_AREA_MM2
     LYING_PAWN_MIN_ROUNDNESS: float = 0.45
     # A standing pawn's head is a ball about 7 mm across over its 10 mm base: what is split off a
