@@ -167,11 +167,9 @@ class Tuning:
     # (magnified ~4 % on the second layer) and a face wide (10.7 mm on the third layer).
     TILTED_MAX_LENGTH_MM: float = 1.04 * math.sqrt(2) * g.CUBE_EDGE_MM
     TILTED_MAX_WIDTH_MM: float = 1.2 * g.CUBE_EDGE_MM
-    # A flat cube away from the camera's nadir shows the sides turned towards it beside its top, a
-    # band ``side_band_mm`` wide: its outline, less that band, is a face's square (with the seam's
-    # noise), and fills its rectangle. On the tuning renders (5099 patches up to SINGLE_MAX_MM2)
-    # four patches so measured had been read as two cubes, one on the other, and held one; none
-    # that held two was so measured (the nearest filled 0.73 of its rectangle).
+    # A flat cube away from the nadir shows its sides beyond its top (partial.side_band_mm): less
+    # that band, its patch is a face long and wide and fills its rectangle (docs/counter.md, *A
+    # flat cube showing its sides*: 4 of 5099 tuning patches, none that held two).
     FLAT_SIDES_MAX_LENGTH_MM: float = 1.25 * g.CUBE_EDGE_MM
     FLAT_SIDES_MAX_WIDTH_MM: float = 1.0 * g.CUBE_EDGE_MM
     FLAT_SIDES_SQUARENESS: float = 0.78
