@@ -8,6 +8,7 @@ a strip, a pawn's head) measured in millimetres.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,8 +120,10 @@ class Frame:
     _near: list[tuple[list[Core], list[NDArray[Any]], tuple[int, ...], tuple[int, int], NDArray[Any], NDArray[Any]]] = field(
         default_factory=list)
 
-    @property
+    @functools.cached_property
     def camera_mm(self) -> NDArray[Any]:
+        """The camera centre in plate mm, worked out once a frame (the partial faces and the
+        decision both ask for it)."""
         return self.pose.camera_position_mm()
 
     def near_cores(self, cores: list[Core], shape: tuple[int, ...], origin: tuple[int, int],

@@ -200,7 +200,7 @@ def is_plain_disc(prep: Prepared, frame: Frame, centre: tuple[float, float], rad
         return False
     if grey_spread_under(frame.gray, inside) <= t.DISC_MAX_SHADING:
         return True
-    plain = inside & ((frame.labels == BACKGROUND) | (frame.labels == UNKNOWN)).view(np.uint8)
+    plain = inside & plain_pixels(frame.labels).view(np.uint8)
     return (grey_spread_under(frame.gray, plain) <= t.DISC_MAX_SHADING
             and rim_arc_degrees(frame.gray, centre, radius, t.DISC_RIM_GRADIENT) >= t.DISC_COVERED_RIM_DEG)
 
@@ -244,9 +244,14 @@ def plain_share_in_disc(labels: NDArray[Any], centre: tuple[int, int], radius: i
     return plain_share(labels[disc > 0])
 
 
+def plain_pixels(labels: NDArray[Any]) -> NDArray[np.bool_]:
+    """Where class codes are the plate or no colour at all."""
+    return np.asarray((labels == BACKGROUND) | (labels == UNKNOWN))
+
+
 def plain_share(labels: NDArray[Any]) -> float:
     """Share of class codes that are the plate or no colour at all."""
-    return float(np.count_nonzero((labels == BACKGROUND) | (labels == UNKNOWN))) / max(len(labels), 1)
+    return float(np.count_nonzero(plain_pixels(labels))) / max(len(labels), 1)
 
 
 def coloured_objects(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core]:
