@@ -13,6 +13,7 @@ import simulation.synthetic_profile as calibration_synthetic
 from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, lab_to_reflectance
 from vision.counter.frame import Core, Frame, Prepared
 from vision.counter.lying import floor_share, holes_filled, lying_as_pawns, lying_courtiers, waist
+from vision.counter.pawns import looks_like_pawn
 from vision.counter.tuning import PPM
 from vision.plate import TRAY_VIEW
 
@@ -165,6 +166,5 @@ def _measured(colour: str, area: float, length: float, width: float, squareness:
 ])
 def test_an_outline_wider_than_a_courtiers_base_is_no_lying_pawn(prep, colour, area, length, width, squareness,
                                                                   roundness) -> None:
-    from vision.counter.pawns import looks_like_pawn
     assert not looks_like_pawn(prep, _measured(colour, area, length, width, squareness, roundness, prep))
     assert looks_like_pawn(prep, _measured(colour, area, length, 9.5, squareness, roundness, prep))  # a base wide

@@ -18,7 +18,8 @@ import pytest
 import simulation.synthetic_profile as calibration_synthetic
 from vision.counter.frame import Core, Prepared
 from vision.counter.merged import beyond_top_square, cells, cubes_in, cubes_in_part, parts, step_cells
-from vision.plate import TRAY_PPM
+from vision.counter.partial import side_band_mm
+from vision.plate import TRAY_PPM, TRAY_VIEW
 
 PPM = TRAY_PPM
 FACE_CORE_MM = 9.0  # a face's core once the seams are removed
@@ -199,9 +200,6 @@ def test_a_flat_cube_showing_its_sides_away_from_the_nadir_is_one_cube(prep, are
 def test_the_side_band_grows_with_the_distance_from_the_nadir() -> None:
     """``edge * d / (H - edge)`` on the plane of the tops: none under the camera, 2.4 mm at 70 mm
     from it with the camera 300 mm above the plate."""
-    from vision.counter.partial import side_band_mm
-    from vision.plate import TRAY_VIEW
-
     def at(x_mm: float, y_mm: float) -> tuple[float, float]:
         return (x_mm - TRAY_VIEW.x0) * PPM - 0.5, (y_mm - TRAY_VIEW.y0) * PPM - 0.5
 
