@@ -150,14 +150,17 @@ class CycleSteps:
 
     def _look_at_tray(self) -> dict[str, Any]:
         """What the camera sees now, kept with the host's word as evidence (a dead camera is no reason
-        to refuse the host)."""
+        to refuse the host). Where the tray board could not light the tray, ``light`` says so, as in
+        :meth:`check_tray`: whoever reads the record later sees why the camera may have disagreed."""
         if self.reader is None:
             return {"usable": False, "reason": "no camera"}
+        reader, light_note = self._lit_reader()
+        lit = {"light": light_note} if light_note else {}
         try:
-            obs = self._tray_reader().read("check", wait_settle=True, save=False)
+            obs = reader.read("check", wait_settle=True, save=False)
         except (OSError, RuntimeError, ValueError) as exc:
-            return {"usable": False, "reason": str(exc)}
-        return {"usable": bool(obs.usable), "seen": clean(obs.cubes), "reason": obs.reason}
+            return {"usable": False, "reason": str(exc), **lit}
+        return {"usable": bool(obs.usable), "seen": clean(obs.cubes), "reason": obs.reason, **lit}
 
 
 def mismatch_text(check: dict[str, Any]) -> str:

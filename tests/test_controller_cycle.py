@@ -512,3 +512,20 @@ def test_a_tray_check_read_unlit_says_so_before_the_mismatch(tmp_path: Path) -> 
     with pytest.raises(TrayMismatch) as err:
         lit.plan(ATTACK)
     assert "LED ring" not in str(err.value)
+
+
+def test_the_hosts_word_on_a_tray_read_unlit_keeps_the_light_note_in_its_record(tmp_path: Path) -> None:
+    """The camera's look kept with the host's word is evidence: where the ring stayed dark, the
+    record says the tray was read in the room's light (a later reader of the log sees why the camera
+    may have disagreed with the host). A lit look carries no such note."""
+    world = World(tmp_path)
+    _started(world)
+    world.sim.load_funnel({"purple": 6})
+    world.sim.release()  # cubes the session does not know of
+    dark = world.cycle(reader=LightMeter(world.sim), hands=False, board=DarkBoard(world.sim))
+    word = dark.tray_override(None, "anna")
+    assert "room's light" in word["camera"]["light"] and word["camera"]["usable"]
+    record = [r for r in dark.store.records() if r.kind == "tray_confirmed"][-1]
+    assert record.payload["camera"]["light"] == word["camera"]["light"]
+    lit = world.cycle(reader=LightMeter(world.sim), hands=False, board=FakeBoard(world.sim))
+    assert "light" not in lit.tray_override(None, "anna")["camera"]

@@ -73,6 +73,8 @@ def _print_override(result: dict[str, Any]) -> None:
     seen = counts_phrase(camera.get("seen")) if camera.get("usable") else f"an unreadable tray ({camera.get('reason')})"
     print(f"the tray holds {counts_phrase(result['after'])} (the station expected {counts_phrase(result['before'])}, "
           f"the camera saw {seen}); vouched for by {result['who']}")
+    if camera.get("light"):
+        print(f"note: {camera['light']}")
     moved = result["from_supply"] or {}
     taken = {c: n for c, n in moved.items() if n > 0}
     back = {c: -n for c, n in moved.items() if n < 0}
