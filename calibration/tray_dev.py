@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from calibration.learn import learn_profile
+from calibration.colours import learn_from_files, shots_in_folder
 from vision.counter import TrayCounter
 from vision.geometry import ALL_COLOURS, PLAYER_COLOURS
 from vision.imageio import read_image
@@ -42,11 +42,10 @@ class SceneResult:
 
 
 def calibration_profile(root: Path) -> ColourProfile:
-    """Learn a profile from ``root/calibration`` (every ``<colour>_*.jpg`` shot, the courtiers)."""
-    cal = root / "calibration"
-    samples = {c: [read_image(p) for p in sorted(cal.glob(f"{c}_*.jpg"))] for c in ALL_COLOURS}
-    courtiers = {c: [read_image(p)] for c in PLAYER_COLOURS if (p := cal / f"courtier_{c}.jpg").exists()}
-    profile, _ = learn_profile(read_image(cal / "empty.jpg"), samples, courtiers)
+    """Learn a profile from ``root/calibration`` (every shot named as :func:`shots_in_folder` reads
+    them, as ``tower calibrate colours --shots`` does)."""
+    shots = shots_in_folder(root / "calibration")
+    profile, _ = learn_from_files(shots.empty, shots.samples, shots.courtiers)
     # Exactly what `tower calibrate colours` writes and `tower count` reads back (the JSON round trip).
     return ColourProfile.from_json(json.loads(json.dumps(profile.to_json())))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from calibration.colours import shots_in_folder
 from calibration.learn import CalibrationError, learn_profile
 from vision.geometry import ALL_COLOURS, PLAYER_COLOURS
 from vision.imageio import read_image
@@ -59,6 +61,12 @@ def test_calibrate_cli_colours_then_check(tray_dev: Path, tmp_path: Path) -> Non
     out = tmp_path / "profile.json"
     proc = subprocess.run([*args, "--out", str(out)], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert proc.returncode == 0, proc.stderr
+    # The folder, read by the shots' names, gives the very profile the shots given one by one do.
+    from_folder = tmp_path / "from-folder.json"
+    proc = subprocess.run([sys.executable, "-m", "controller", "calibrate", "colours", "--shots", str(cal),
+                           "--out", str(from_folder)], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 0 and "not used" not in proc.stdout, proc.stderr
+    assert from_folder.read_bytes() == out.read_bytes()
     assert out.stat().st_size < 8_000
     for c in ALL_COLOURS:
         assert any(line.startswith(c) for line in proc.stdout.splitlines()), proc.stdout
@@ -78,3 +86,32 @@ def test_calibrate_cli_colours_then_check(tray_dev: Path, tmp_path: Path) -> Non
         capture_output=True, text=True, cwd=REPO, timeout=120,
     )
     assert bad.returncode == 2 and "COLOUR=IMAGE" in bad.stderr
+
+
+def test_a_folder_of_shots_is_sorted_by_the_shots_names(tray_dev: Path, tmp_path: Path) -> None:
+    """``--shots DIR`` takes each shot as its name says; a name it does not know (a misspelt colour)
+    is said, not silently dropped nor guessed; the empty tray's shot must be there, and only once."""
+    folder = tmp_path / "shots"
+    shutil.copytree(tray_dev / "calibration", folder)
+    shutil.copy(folder / "green_1.jpg", folder / "gren_3.jpg")
+    shutil.copy(folder / "red_2.jpg", folder / "red.png")
+    shots = shots_in_folder(folder)
+    assert Path(shots.empty).name == "empty.jpg"
+    assert [Path(p).name for p in shots.samples["red"]] == ["red.png", "red_1.jpg", "red_2.jpg"]
+    assert [Path(p).name for p in shots.samples["green"]] == ["green_1.jpg", "green_2.jpg"]
+    assert set(shots.courtiers) == set(PLAYER_COLOURS) and "courtier_red.jpg" not in str(shots.samples)
+    assert [Path(p).name for p in shots.ignored] == ["gren_3.jpg"]  # the .json files beside the shots are not images
+    proc = subprocess.run([sys.executable, "-m", "controller", "calibrate", "colours", "--shots", str(folder),
+                           "--out", str(tmp_path / "p.json")], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 0 and "not used: " in proc.stdout and "gren_3.jpg" in proc.stdout, proc.stderr
+    shutil.copy(folder / "empty.jpg", folder / "empty.png")
+    with pytest.raises(CalibrationError, match="2 shots of the empty tray"):
+        shots_in_folder(folder)
+    for empty in folder.glob("empty.*"):
+        empty.unlink()
+    proc = subprocess.run([sys.executable, "-m", "controller", "calibrate", "colours", "--shots", str(folder),
+                           "--out", str(tmp_path / "q.json")], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 2 and "no shot of the empty tray" in proc.stderr and not (tmp_path / "q.json").exists()
+    proc = subprocess.run([sys.executable, "-m", "controller", "calibrate", "colours", "--out", str(tmp_path / "q.json")],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 2 and "--shots DIR" in proc.stderr

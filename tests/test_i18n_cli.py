@@ -295,6 +295,10 @@ def test_calibrate_and_count_are_german(german: None, calibrated: tuple[Path, li
     station.write_text((REPO / "examples" / "sim.toml").read_text(encoding="utf-8").replace(
         'data_dir = "tower-data"', f'data_dir = "{tmp_path / "data"}"'), encoding="utf-8")
     outputs.append(said(capsys, "calibrate", "shot", "--config", str(station), "--out", str(tmp_path / "shot.png"))[1])
+    folder = [said(capsys, "calibrate", "colours", "--shots", str(where), "--out", str(tmp_path / "p.json"))[1]
+              for where in (tmp_path, tmp_path / "none")]  # a folder without the empty tray's shot; no folder
+    outputs += [*folder, said(capsys, "calibrate", "colours", "--out", str(tmp_path / "p.json"))[1]]
+    assert "enthält kein Foto der leeren Schale" in folder[0] and "ist kein Ordner" in folder[1], folder
     for text in outputs:
         assert not english_left_in(text), english_left_in(text)
         assert not decimal_points(text), decimal_points(text)

@@ -53,7 +53,10 @@ def register(subparsers: Any) -> None:
         description="Learn the colour profile: an empty tray, then shots of separate cubes of each "
         "colour (several per colour allowed), optionally standing courtier pawns.",
     )
-    colours.add_argument("--empty", required=True, help="shot of the empty tray")
+    colours.add_argument("--shots", type=Path, default=None, metavar="DIR",
+                         help="folder of shots named empty.jpg, <colour>_1.jpg ..., courtier_<colour>.jpg "
+                         "(PNG too): each used as its name says, besides any given one by one")
+    colours.add_argument("--empty", default=None, help="shot of the empty tray (instead of the folder's)")
     colours.add_argument("--sample", action="append", default=[], metavar="COLOUR=IMG",
                          help="shot of separate cubes of one colour (repeatable)")
     colours.add_argument("--courtier", action="append", default=[], metavar="COLOUR=IMG",
@@ -101,18 +104,26 @@ def _shot(args: argparse.Namespace) -> int:
 
 
 def _colours(args: argparse.Namespace) -> int:
-    from calibration.colours import format_report, learn_from_files, parse_pairs
+    from calibration.colours import ShotFolder, format_report, learn_from_files, parse_pairs, shots_in_folder
     from calibration.learn import CalibrationError
     from vision.profile import save_profile
 
     try:
+        if args.shots is None and args.empty is None:
+            raise CalibrationError("say where the shots are: --shots DIR, or --empty IMG with --sample COLOUR=IMG ...")
+        folder = shots_in_folder(args.shots) if args.shots is not None else ShotFolder(args.empty, {}, {})
+        samples, courtiers = parse_pairs(args.sample, "--sample"), parse_pairs(args.courtier, "--courtier")
         profile, report = learn_from_files(
-            args.empty, parse_pairs(args.sample, "--sample"), parse_pairs(args.courtier, "--courtier")
+            args.empty or folder.empty,
+            {c: folder.samples.get(c, []) + samples.get(c, []) for c in {**folder.samples, **samples}},
+            {c: folder.courtiers.get(c, []) + courtiers.get(c, []) for c in {**folder.courtiers, **courtiers}},
         )
         save_profile(profile, args.out)
     except (CalibrationError, OSError) as exc:
         print(f"tower calibrate colours: {exc}", file=sys.stderr)
         return 2
+    for name in folder.ignored:
+        print(f"not used: {name} (not a calibration shot's name: empty, <colour>_..., courtier_<colour>)")
     for line in format_report(report, say):
         print(line)
     print(f"profile written to {args.out}")
