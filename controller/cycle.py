@@ -262,8 +262,10 @@ class DropCycle(BetweenBattles):
                               needs_confirmation=needs, reconciliation=reconciled, notes=verified.notes,
                               images={k: Path(v).resolve().relative_to(self.store.data_dir.resolve()).as_posix()
                                       for k, v in images.items()})
+        # the beam's count is kept with every reading, not only where it weighed in: the drops a
+        # station has seen measure how its beam undercounts (controller.beam_rate)
         self._commit("reading", {"reading": reading, "doubts": verified.doubts, "attempts": verified.attempts,
-                                 "reconciliation": reconciled, "notes": verified.notes},
+                                 "reconciliation": reconciled, "notes": verified.notes, "beam": verified.beam},
                      state, drop_id=drop_id, images=images)
         if needs:
             return self.drop_view(drop_id)

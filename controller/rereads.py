@@ -44,6 +44,7 @@ class VerifiedReading:
     counts: dict[str, int] = field(default_factory=dict)  # the tray to resolve with (reconciled)
     reconciliation: Reconciliation | None = None
     notes: list[str] = field(default_factory=list)
+    beam: int | None = None  # the break-beam's count for this drop, where it stood and the board answered
 
     @property
     def trusted(self) -> bool:
@@ -199,4 +200,4 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
             break  # only the counter's 6-or-7 is open and the tray cannot be spread: ask now
     assert obs is not None and verdict is not None
     return VerifiedReading(obs, verdict.doubts, attempts=attempts, earlier=earlier, counts=verdict.counts,
-                           reconciliation=verdict.reconciliation, notes=verdict.notes)
+                           reconciliation=verdict.reconciliation, notes=verdict.notes, beam=beam)

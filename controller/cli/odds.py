@@ -1,7 +1,8 @@
-"""`tower odds`, `tower model fit` and `tower export`: the tower measured (spec/tower-model.md).
+"""`tower odds`, `tower model fit | beam` and `tower export`: the tower measured (spec/tower-model.md).
 
 `tower odds FILE|- [--model NAME]` prints the chances of a battle before its drop; `tower model fit
 [FILE] [--family F]` fits the tower models to a drop log (default: the current session's drops);
+`tower model beam` measures how often the break-beam counts two cubes as one (:mod:`controller.beam_rate`);
 `tower export --drops FILE` writes the session's drops as a drop log (JSON Lines, or CSV for a
 spreadsheet). Invalid input: exit 2 and ``{"error": ..., "field": ...}`` on standard output. The work
 is done by :mod:`towermodel` and :mod:`controller.odds` / :mod:`controller.droplog`.
@@ -70,6 +71,15 @@ def register(subparsers: Any) -> None:
     fit.add_argument("--session", type=int, metavar="ID", help="fit this session's drops instead of the current one")
     _station(fit)
     fit.set_defaults(handler=_fit)
+    beam = sub.add_parser(
+        "beam", help="how often this station's break-beam counts two cubes as one, from its drops",
+        description="Measure the break-beam's clump rate (board.beam_clump: the chance that a cube right behind "
+                    "another passes the beam with it and counts once) on the drops on record, every session's "
+                    "unless --session says one, and say whether the configured rate fits it.")
+    beam.add_argument("--session", type=int, metavar="ID", help="this session's drops only")
+    beam.add_argument("--json", action="store_true", help="print the measurement as JSON")
+    _station(beam)
+    beam.set_defaults(handler=_beam)
 
     export = subparsers.add_parser(
         "export", help="write the session's drops as a drop log to publish (JSON Lines or CSV)",
@@ -141,6 +151,36 @@ def _fit(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     _emit([fit.to_json() for fit in fits])
+    return 0
+
+
+def _beam(args: argparse.Namespace) -> int:
+    from controller.beam_rate import beam_drops, fit_clump
+    from hardware.config import load_config
+    from hardware.errors import ConfigError
+
+    try:
+        configured = load_config(args.config).board.beam_clump
+        records, _ = _records(args)
+        drops = beam_drops(records, args.session)
+        fit = fit_clump(drops.used)
+    except ConfigError as exc:
+        return _fail(str(exc), "--config")
+    except ValueError as exc:
+        return _fail(str(exc))
+    fits = fit.low <= configured <= fit.high
+    if args.json:
+        _emit({**fit.to_json(), "configured": configured, "configured_fits": fits, "left_out": drops.left_out})
+        return 0
+    print(f"break-beam clump rate: {fit.rate:.3f} (95 % interval {fit.low:.3f} to {fit.high:.3f}), from "
+          f"{plural(fit.drops, 'drop')}: {fit.short} of {fit.chances} cubes after each drop's first not counted")
+    if fits:
+        print(f"the station is set to {configured:.3f} (board.beam_clump): within the interval, keep it")
+    else:
+        print(f"the station is set to {configured:.3f} (board.beam_clump): outside the interval; "
+              f"set board.beam_clump = {fit.rate:.3f} in the station's config")
+    for why, n in sorted(drops.left_out.items()):
+        print(f"left out: {plural(n, 'drop')} ({why})")
     return 0
 
 
