@@ -1,8 +1,8 @@
-"""`tower odds`, `tower model fit | beam` and `tower export`: the tower measured (spec/tower-model.md).
+"""`tower odds`, `tower model fit` and `tower export`: the tower measured (spec/tower-model.md).
 
 `tower odds FILE|- [--model NAME]` prints the chances of a battle before its drop; `tower model fit
 [FILE] [--family F]` fits the tower models to a drop log (default: the current session's drops);
-`tower model beam` measures how often the break-beam counts two cubes as one (:mod:`controller.beam_rate`);
+`tower model beam` and `tower model reads` measure the rest of the station (:mod:`controller.cli.measures`);
 `tower export --drops FILE` writes the session's drops as a drop log (JSON Lines, or CSV for a
 spreadsheet). Invalid input: exit 2 and ``{"error": ..., "field": ...}`` on standard output. The work
 is done by :mod:`towermodel` and :mod:`controller.odds` / :mod:`controller.droplog`.
@@ -25,7 +25,7 @@ from controller.cli._words import say
 # One way to read a battle and to answer on standard output, shared with `tower plan/resolve` (its
 # size limit, and the parser's limits in words, hold for `tower odds` too).
 from controller.cli.battle import EXIT_INVALID, BattleFileError, _emit, _fail, read_battle
-from controller.data_dir import open_records, records_dir
+from controller.cli.measures import register_measures, station_records
 from controller.droplog import export_entry, log_entries
 from controller.i18n import language_from_env
 from controller.wording import plural
@@ -71,15 +71,7 @@ def register(subparsers: Any) -> None:
     fit.add_argument("--session", type=int, metavar="ID", help="fit this session's drops instead of the current one")
     _station(fit)
     fit.set_defaults(handler=_fit)
-    beam = sub.add_parser(
-        "beam", help="how often this station's break-beam counts two cubes as one, from its drops",
-        description="Measure the break-beam's clump rate (board.beam_clump: the chance that a cube right behind "
-                    "another passes the beam with it and counts once) on the drops on record, every session's "
-                    "unless --session says one, and say whether the configured rate fits it.")
-    beam.add_argument("--session", type=int, metavar="ID", help="this session's drops only")
-    beam.add_argument("--json", action="store_true", help="print the measurement as JSON")
-    _station(beam)
-    beam.set_defaults(handler=_beam)
+    register_measures(sub, _station)
 
     export = subparsers.add_parser(
         "export", help="write the session's drops as a drop log to publish (JSON Lines or CSV)",
@@ -91,15 +83,6 @@ def register(subparsers: Any) -> None:
     _station(export)
     export.set_defaults(handler=_export)
     register_report(subparsers)
-
-
-def _records(args: argparse.Namespace) -> tuple[list[Any], Any]:
-    path = records_dir(args.config, args.data_dir)
-    store = open_records(path)
-    try:
-        return store.records(), path
-    finally:
-        store.close()
 
 
 def _odds(args: argparse.Namespace) -> int:
@@ -115,7 +98,7 @@ def _odds(args: argparse.Namespace) -> int:
     except BattleFileError as exc:
         return _fail(str(exc))
     try:
-        records, path = _records(args) if args.model == "fitted" else ([], None)
+        records, path = station_records(args) if args.model == "fitted" else ([], None)
         model, name, note = choose_model(args.model, records, path)
         result = battle_odds(data, model, name)
     except BattleInputError as exc:
@@ -138,7 +121,7 @@ def _fit(args: argparse.Namespace) -> int:
         if args.file is not None:
             drops = parse_drop_log(_read_text(args.file))
         else:
-            records, _ = _records(args)
+            records, _ = station_records(args)
             drops = drops_from_lines(log_entries(records, args.session))
         if not drops:
             return _fail("there are no drops to fit a model to")
@@ -151,36 +134,6 @@ def _fit(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     _emit([fit.to_json() for fit in fits])
-    return 0
-
-
-def _beam(args: argparse.Namespace) -> int:
-    from controller.beam_rate import beam_drops, fit_clump
-    from hardware.config import load_config
-    from hardware.errors import ConfigError
-
-    try:
-        configured = load_config(args.config).board.beam_clump
-        records, _ = _records(args)
-        drops = beam_drops(records, args.session)
-        fit = fit_clump(drops.used)
-    except ConfigError as exc:
-        return _fail(str(exc), "--config")
-    except ValueError as exc:
-        return _fail(str(exc))
-    fits = fit.low <= configured <= fit.high
-    if args.json:
-        _emit({**fit.to_json(), "configured": configured, "configured_fits": fits, "left_out": drops.left_out})
-        return 0
-    print(f"break-beam clump rate: {fit.rate:.3f} (95 % interval {fit.low:.3f} to {fit.high:.3f}), from "
-          f"{plural(fit.drops, 'drop')}: {fit.short} of {fit.chances} cubes after each drop's first not counted")
-    if fits:
-        print(f"the station is set to {configured:.3f} (board.beam_clump): within the interval, keep it")
-    else:
-        print(f"the station is set to {configured:.3f} (board.beam_clump): outside the interval; "
-              f"set board.beam_clump = {fit.rate:.3f} in the station's config")
-    for why, n in sorted(drops.left_out.items()):
-        print(f"left out: {plural(n, 'drop')} ({why})")
     return 0
 
 
@@ -198,7 +151,7 @@ def csv_text(entries: list[dict[str, Any]]) -> str:
 
 def _export(args: argparse.Namespace) -> int:
     try:
-        records, _ = _records(args)
+        records, _ = station_records(args)
         entries = log_entries(records, args.session)
     except ValueError as exc:
         return _fail(str(exc))
@@ -236,7 +189,7 @@ def _report(args: argparse.Namespace) -> int:
     from controller.report import build_report
 
     try:
-        records, path = _records(args)
+        records, path = station_records(args)
         report = build_report(records, path, args.session, lang=language_from_env())  # plots in LANG's words
     except ValueError as exc:
         return _fail(str(exc))

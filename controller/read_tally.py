@@ -1,0 +1,103 @@
+"""How the station read the tray in play: each drop on record by how its tray was settled.
+
+The counter's targets (issue 9: at least 90 % of trays acted on without asking, and not one acted
+on wrongly) were measured on renders. A station in use keeps the same figures in its records: a
+drop whose reading was resolved with no host's word before it was acted on without asking (as
+read, after shaking the tray, or with the break-beam and the ledger choosing among the counter's
+alternatives); a drop with a host's answer, confirmation or correction before its resolution was
+asked about; and a correction after the resolution is a tray the station acted on that the host
+then changed: the nearest thing to a silent error a station can see (the host may also have
+corrected a right tray by mistake, so it is named, not judged).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.records import Record
+
+AS_READ = "as read"
+AFTER_SHAKING = "after shaking the tray"
+WITH_BEAM = "with the break-beam and the ledger"
+ASKED = "asked the host"
+HOW = (AS_READ, AFTER_SHAKING, WITH_BEAM, ASKED)
+"""How a drop's tray was settled, in the order a tally prints them (the first three: without asking)."""
+
+
+@dataclass(frozen=True)
+class DropRead:
+    """One resolved drop: how its tray was settled, how many photos the station read for it (the
+    last reading's reads), and where the host changed the tray after the station had acted on it,
+    the counts before and after that change."""
+
+    drop_id: int
+    how: str
+    reads: int
+    corrected_after: tuple[dict[str, int], dict[str, int]] | None = None
+
+
+@dataclass
+class ReadTally:
+    drops: list[DropRead] = field(default_factory=list)
+
+    def count(self, how: str) -> int:
+        return sum(1 for d in self.drops if d.how == how)
+
+    @property
+    def without_asking(self) -> int:
+        return sum(1 for d in self.drops if d.how != ASKED)
+
+    @property
+    def corrected_after(self) -> list[DropRead]:
+        return [d for d in self.drops if d.corrected_after is not None]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"drops": len(self.drops), "without_asking": self.without_asking,
+                "by_how": {how: self.count(how) for how in HOW},
+                "corrected_after": [{"drop_id": d.drop_id, "before": d.corrected_after[0], "after": d.corrected_after[1]}
+                                    for d in self.corrected_after if d.corrected_after is not None]}
+
+
+def read_tally(records: list[Record], session: int | None = None) -> ReadTally:
+    """Every resolved drop on record (of one session, or of all), by how its tray was settled.
+    Drops cancelled, never read or never resolved are left out: the station acted on nothing there."""
+    current: int | None = None
+    drops: dict[int, dict[str, Any]] = {}
+    for rec in records:
+        if rec.kind == "session_new":
+            current = int(rec.payload["session_id"])
+        if rec.drop_id is None or (session is not None and current != session):
+            continue
+        drop = drops.setdefault(rec.drop_id, {"reading": None, "asked": False, "resolved": False,
+                                              "cancelled": False, "changes": []})
+        if rec.kind == "reading":
+            drop["reading"] = rec.payload
+        elif rec.kind == "correction":
+            if drop["resolved"]:
+                drop["changes"].append((rec.payload.get("before", {}), rec.payload.get("after", {})))
+            else:
+                drop["asked"] = True
+        elif rec.kind == "resolution":
+            drop["resolved"] = True
+        elif rec.kind == "cancelled":
+            drop["cancelled"] = True
+    tally = ReadTally()
+    for drop_id, drop in sorted(drops.items()):
+        reading = drop["reading"]
+        if reading is None or not drop["resolved"] or drop["cancelled"]:
+            continue
+        attempts = reading.get("attempts") or []
+        reads = max(1, sum(1 for a in attempts if "read" in a))
+        if drop["asked"]:
+            how = ASKED
+        elif (reading.get("reconciliation") or {}).get("cubes") is not None:
+            how = WITH_BEAM
+        elif any(a.get("action") == "vibrate" for a in attempts):
+            how = AFTER_SHAKING
+        else:
+            how = AS_READ
+        changes = drop["changes"]
+        changed = (changes[0][0], changes[-1][1]) if changes and changes[0][0] != changes[-1][1] else None
+        tally.drops.append(DropRead(drop_id, how, reads, changed))
+    return tally
