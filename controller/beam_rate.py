@@ -24,6 +24,7 @@ from typing import Any
 
 from scipy import optimize
 
+from controller.droplog import records_by_drop
 from controller.records import Record
 from controller.verify import beam_evidence, beam_likelihood
 
@@ -76,26 +77,8 @@ def beam_drops(records: list[Record], session: int | None = None) -> BeamDrops:
     """The drops on record whose beam count and settled tray measure the beam (of one session, or
     of all: the beam is the station's, not the game's)."""
     out = BeamDrops()
-    current: int | None = None
-    drops: dict[int, dict[str, Any]] = {}
-    for rec in records:
-        if rec.kind == "session_new":
-            current = int(rec.payload["session_id"])
-        if rec.drop_id is None or (session is not None and current != session):
-            continue
-        drop = drops.setdefault(rec.drop_id, {"beam": None, "reconciled": False, "host": False, "cubes": None})
-        if rec.kind == "reading":
-            reconciliation = rec.payload.get("reconciliation") or {}
-            beam = rec.payload.get("beam", reconciliation.get("beam"))  # older records kept it only there
-            drop["beam"] = None if beam is None else int(beam)
-            drop["reconciled"] = reconciliation.get("cubes") is not None
-        elif rec.kind == "correction":
-            drop["host"] = True
-        elif rec.kind == "resolution":
-            drop["cubes"] = sum(int(n) for n in rec.payload.get("tray_after", {}).values())
-        elif rec.kind == "cancelled":
-            drop["cubes"] = None
-    for drop_id, drop in drops.items():
+    for drop_id, kept in records_by_drop(records, session).items():
+        drop = _evidence(kept)
         if drop["cubes"] is None:
             continue  # never resolved, or cancelled: not a drop of the game's
         if drop["beam"] is None:
@@ -109,6 +92,25 @@ def beam_drops(records: list[Record], session: int | None = None) -> BeamDrops:
             continue
         out.left_out[why] = out.left_out.get(why, 0) + 1
     return out
+
+
+def _evidence(kept: list[Record]) -> dict[str, Any]:
+    """One drop's beam count, whether the beam reconciled its reading, whether the host gave his word,
+    and the cubes of its last resolution (None where never resolved, or cancelled)."""
+    drop: dict[str, Any] = {"beam": None, "reconciled": False, "host": False, "cubes": None}
+    for rec in kept:
+        if rec.kind == "reading":
+            reconciliation = rec.payload.get("reconciliation") or {}
+            beam = rec.payload.get("beam", reconciliation.get("beam"))  # older records kept it only there
+            drop["beam"] = None if beam is None else int(beam)
+            drop["reconciled"] = reconciliation.get("cubes") is not None
+        elif rec.kind == "correction":
+            drop["host"] = True
+        elif rec.kind == "resolution":
+            drop["cubes"] = sum(int(n) for n in rec.payload.get("tray_after", {}).values())
+        elif rec.kind == "cancelled":
+            drop["cubes"] = None
+    return drop
 
 
 def log_likelihood(drops: list[BeamDrop], rate: float) -> float:

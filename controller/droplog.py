@@ -47,6 +47,18 @@ def session_drops(records: list[Record]) -> dict[int, list[dict[str, Any]]]:
     return {s: [e for e in entries if e["came_out"] is not None] for s, entries in sessions.items()}
 
 
+def records_by_drop(records: list[Record], session: int | None = None) -> dict[int, list[Record]]:
+    """Each drop's records in the order written, of one session (``session``) or of every one."""
+    out: dict[int, list[Record]] = {}
+    current: int | None = None
+    for rec in records:
+        if rec.kind == "session_new":
+            current = int(rec.payload["session_id"])
+        if rec.drop_id is not None and (session is None or current == session):
+            out.setdefault(rec.drop_id, []).append(rec)
+    return out
+
+
 def current_session(records: list[Record]) -> int | None:
     """The id of the newest session in the records, or None."""
     ids = [int(r.payload["session_id"]) for r in records if r.kind == "session_new"]

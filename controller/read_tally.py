@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.droplog import records_by_drop
 from controller.records import Record
 
 AS_READ = "as read"
@@ -62,26 +63,7 @@ class ReadTally:
 def read_tally(records: list[Record], session: int | None = None) -> ReadTally:
     """Every resolved drop on record (of one session, or of all), by how its tray was settled.
     Drops cancelled, never read or never resolved are left out: the station acted on nothing there."""
-    current: int | None = None
-    drops: dict[int, dict[str, Any]] = {}
-    for rec in records:
-        if rec.kind == "session_new":
-            current = int(rec.payload["session_id"])
-        if rec.drop_id is None or (session is not None and current != session):
-            continue
-        drop = drops.setdefault(rec.drop_id, {"reading": None, "asked": False, "resolved": False,
-                                              "cancelled": False, "changes": []})
-        if rec.kind == "reading":
-            drop["reading"] = rec.payload
-        elif rec.kind == "correction":
-            if drop["resolved"]:
-                drop["changes"].append((rec.payload.get("before", {}), rec.payload.get("after", {})))
-            else:
-                drop["asked"] = True
-        elif rec.kind == "resolution":
-            drop["resolved"] = True
-        elif rec.kind == "cancelled":
-            drop["cancelled"] = True
+    drops = {drop_id: _settling(kept) for drop_id, kept in records_by_drop(records, session).items()}
     tally = ReadTally()
     for drop_id, drop in sorted(drops.items()):
         reading = drop["reading"]
@@ -101,3 +83,22 @@ def read_tally(records: list[Record], session: int | None = None) -> ReadTally:
         changed = (changes[0][0], changes[-1][1]) if changes and changes[0][0] != changes[-1][1] else None
         tally.drops.append(DropRead(drop_id, how, reads, changed))
     return tally
+
+
+def _settling(kept: list[Record]) -> dict[str, Any]:
+    """One drop's last reading, whether the host spoke before its first resolution, whether it was
+    resolved or cancelled, and each change (before, after) the host made after a resolution."""
+    drop: dict[str, Any] = {"reading": None, "asked": False, "resolved": False, "cancelled": False, "changes": []}
+    for rec in kept:
+        if rec.kind == "reading":
+            drop["reading"] = rec.payload
+        elif rec.kind == "correction":
+            if drop["resolved"]:
+                drop["changes"].append((rec.payload.get("before", {}), rec.payload.get("after", {})))
+            else:
+                drop["asked"] = True
+        elif rec.kind == "resolution":
+            drop["resolved"] = True
+        elif rec.kind == "cancelled":
+            drop["cancelled"] = True
+    return drop
