@@ -23,10 +23,10 @@ from engine.schema import BATTLE_KINDS
 REPO = Path(__file__).resolve().parent.parent
 STATIC = REPO / "controller" / "web" / "static"
 HEAVY = ("vision", "calibration", "towermodel", "controller.odds", "controller.report", "controller.web",
-         "station.check", "station.shot")
-"""What a CLI handler may import when it runs: OpenCV (vision, calibration), SciPy (towermodel's fit and
-the odds), matplotlib (the report), the web server, the hardware check's and the calibration shot's
-backends."""
+         "controller.beam_rate", "station.check", "station.shot")
+"""What a CLI handler may import when it runs: OpenCV (vision, calibration), SciPy (towermodel's fit, the
+odds, the break-beam's fit), matplotlib (the report), the web server, the hardware check's and the
+calibration shot's backends."""
 
 
 def test_the_page_reads_the_games_words_from_the_engine(tmp_path: Path) -> None:

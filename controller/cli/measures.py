@@ -16,7 +16,10 @@ from typing import Any
 
 from controller.cli.battle import _emit, _fail
 from controller.data_dir import open_records, records_dir
+from controller.read_tally import ASKED, HOW, read_tally
 from controller.wording import counts_phrase, plural
+from hardware.config import load_config
+from hardware.errors import ConfigError
 
 
 def station_records(args: argparse.Namespace) -> tuple[list[Any], Any]:
@@ -53,9 +56,7 @@ def register_measures(sub: Any, station: Callable[[argparse.ArgumentParser], Non
 
 
 def _beam(args: argparse.Namespace) -> int:
-    from controller.beam_rate import beam_drops, fit_clump
-    from hardware.config import load_config
-    from hardware.errors import ConfigError
+    from controller.beam_rate import beam_drops, fit_clump  # SciPy's optimiser: loaded only here
 
     try:
         configured = load_config(args.config).board.beam_clump
@@ -84,8 +85,6 @@ def _beam(args: argparse.Namespace) -> int:
 
 
 def _reads(args: argparse.Namespace) -> int:
-    from controller.read_tally import ASKED, HOW, read_tally
-
     try:
         records, _ = station_records(args)
         tally = read_tally(records, args.session)
