@@ -22,19 +22,21 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from scipy import optimize
+from scipy import optimize, stats
 
 from controller.droplog import records_by_drop
 from controller.records import Record
 from controller.verify import beam_evidence, beam_likelihood
+from hardware.config import BEAM_CLUMP_MAX
 
 LEFT_OUT_NO_BEAM = "no break-beam count"
 LEFT_OUT_BEAM_DECIDED = "the break-beam helped choose the tray"
 LEFT_OUT_OVER_HOST = "the break-beam counted more cubes than the host's tray holds"
 
-RATE_MAX = 0.5
+RATE_MAX = BEAM_CLUMP_MAX
 """The configuration's bound on the rate (``board.beam_clump``): the fit looks from 0 to it."""
-CHI2_95 = 3.841  # one degree of freedom: the likelihood-ratio bound of a 95 % interval
+CHI2_95 = float(stats.chi2.ppf(0.95, df=1))
+"""The likelihood-ratio bound of a 95 % interval for one parameter (3.84)."""
 
 
 @dataclass(frozen=True)

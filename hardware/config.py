@@ -33,6 +33,7 @@ TOWER_MODELS = ("spielbyweb", "wallenstein-online", "shelves")
 #: Chance that a cube leaving the tower right behind another crosses the break-beam with it and is
 #: not counted. A guess for a single beam at the tower's exit until a station measures its own.
 DEFAULT_BEAM_CLUMP = 0.03
+BEAM_CLUMP_MAX = 0.5  # a beam that misses more than one cube in two is out of line, not clumping
 
 
 def _spec(default: Any, *, lo: float | None = None, hi: float | None = None,
@@ -96,7 +97,7 @@ class BoardSection:
     timeout_s: float = _spec(0.3, lo=0.01, hi=10.0, doc="wait for an acknowledgement")
     retries: int = _spec(5, lo=0, hi=20, doc="retransmissions before a LinkError")
     heartbeat_s: float = _spec(1.0, lo=0.05, hi=60.0, doc="PING after this long without traffic")
-    beam_clump: float = _spec(DEFAULT_BEAM_CLUMP, lo=0.0, hi=0.5,
+    beam_clump: float = _spec(DEFAULT_BEAM_CLUMP, lo=0.0, hi=BEAM_CLUMP_MAX,
                               doc="chance that a cube right behind another passes the break-beam with it and "
                                   "counts once (the simulated beam does so; the drop cycle weighs the beam by it)")
 
