@@ -53,9 +53,15 @@ class ReadTally:
     def corrected_after(self) -> list[DropRead]:
         return [d for d in self.drops if d.corrected_after is not None]
 
+    @property
+    def reads_mean(self) -> float:
+        """Photos read per drop on average (each shake costs one more, and seconds at the table)."""
+        return sum(d.reads for d in self.drops) / len(self.drops) if self.drops else 0.0
+
     def to_json(self) -> dict[str, Any]:
         return {"drops": len(self.drops), "without_asking": self.without_asking,
                 "by_how": {how: self.count(how) for how in HOW},
+                "reads_mean": round(self.reads_mean, 2), "reads_most": max((d.reads for d in self.drops), default=0),
                 "corrected_after": [{"drop_id": d.drop_id, "before": d.corrected_after[0], "after": d.corrected_after[1]}
                                     for d in self.corrected_after if d.corrected_after is not None]}
 

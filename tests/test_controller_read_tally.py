@@ -53,6 +53,7 @@ def test_each_drop_is_tallied_by_how_its_tray_was_settled() -> None:
                            DropRead(7, AS_READ, 1)]
     assert tally.without_asking == 5 and tally.count(ASKED) == 1
     assert tally.to_json()["corrected_after"] == [{"drop_id": 5, "before": {"red": 3}, "after": {"red": 2}}]
+    assert tally.to_json()["reads_most"] == 2 and tally.reads_mean == pytest.approx(7 / 6)
     assert [d.drop_id for d in read_tally(records, session=2).drops] == [7]
 
 
