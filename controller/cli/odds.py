@@ -60,7 +60,7 @@ def register(subparsers: Any) -> None:
     _station(odds)
     odds.set_defaults(handler=_odds)
 
-    model = subparsers.add_parser("model", help="fit the tower models to the drops (tower model fit)")
+    model = subparsers.add_parser("model", help="the station measured on its drops: the tower (fit), the break-beam (beam), the tray's reads (reads)")
     sub = model.add_subparsers(dest="model_command", metavar="<action>")
     fit = sub.add_parser(
         "fit", help="maximum-likelihood tower models for a drop log, best (lowest AIC) first",
