@@ -34,25 +34,23 @@ def station_records(args: argparse.Namespace) -> tuple[list[Any], Any]:
 
 def register_measures(sub: Any, station: Callable[[argparse.ArgumentParser], None]) -> None:
     """The ``beam`` and ``reads`` actions of ``tower model``; ``station`` adds ``--config`` and ``--data-dir``."""
-    beam = sub.add_parser(
-        "beam", help="how often this station's break-beam counts two cubes as one, from its drops",
-        description="Measure the break-beam's clump rate (board.beam_clump: the chance that a cube right behind "
-                    "another passes the beam with it and counts once) on the drops on record, every session's "
-                    "unless --session says one, and say whether the configured rate fits it.")
-    beam.add_argument("--session", type=int, metavar="ID", help="this session's drops only")
-    beam.add_argument("--json", action="store_true", help="print the measurement as JSON")
-    station(beam)
-    beam.set_defaults(handler=_beam)
-    reads = sub.add_parser(
-        "reads", help="how the station settled each drop's tray: without asking, or by asking the host",
-        description="Tally the drops on record, every session's unless --session says one, by how the station "
-                    "settled the tray: without asking (as read, after shaking the tray, with the break-beam and "
-                    "the ledger) or by asking the host; and name the trays the host changed after the station "
-                    "had acted on them.")
-    reads.add_argument("--session", type=int, metavar="ID", help="this session's drops only")
-    reads.add_argument("--json", action="store_true", help="print the tally as JSON")
-    station(reads)
-    reads.set_defaults(handler=_reads)
+    measures = [
+        ("beam", _beam, "how often this station's break-beam counts two cubes as one, from its drops",
+         "Measure the break-beam's clump rate (board.beam_clump: the chance that a cube right behind another "
+         "passes the beam with it and counts once) on the drops on record, every session's unless --session says "
+         "one, and say whether the configured rate fits it.", "print the measurement as JSON"),
+        ("reads", _reads, "how the station settled each drop's tray: without asking, or by asking the host",
+         "Tally the drops on record, every session's unless --session says one, by how the station settled the "
+         "tray: without asking (as read, after shaking the tray, with the break-beam and the ledger) or by asking "
+         "the host; and name the trays the host changed after the station had acted on them.",
+         "print the tally as JSON"),
+    ]
+    for name, handler, summary, description, json_help in measures:
+        parser = sub.add_parser(name, help=summary, description=description)
+        parser.add_argument("--session", type=int, metavar="ID", help="this session's drops only")
+        parser.add_argument("--json", action="store_true", help=json_help)
+        station(parser)
+        parser.set_defaults(handler=handler)
 
 
 def _beam(args: argparse.Namespace) -> int:
@@ -81,7 +79,6 @@ def _beam(args: argparse.Namespace) -> int:
     for why, n in sorted(drops.left_out.items()):
         print(f"left out: {plural(n, 'drop')} ({why})")
     return 0
-
 
 
 def _reads(args: argparse.Namespace) -> int:
