@@ -71,10 +71,6 @@ class CycleSteps:
         self.on_event({"type": kind, "drop_id": drop_id,
                        "phase": (state.get("drop") or {}).get("phase") if drop_id is not None else None})
 
-    def _tray_reader(self) -> TrayReader:
-        """The tray reader, the tray lit (:meth:`_lit_reader`)."""
-        return self._lit_reader()[0]
-
     def _lit_reader(self) -> tuple[TrayReader, str | None]:
         """The tray reader, with the tray board's LED ring switched on first, and a note where it
         could not be (:meth:`_light_tray`)."""
