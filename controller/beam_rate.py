@@ -24,7 +24,7 @@ from typing import Any
 
 from scipy import optimize, stats
 
-from controller.droplog import records_by_drop
+from controller.droplog import drop_outcome, records_by_drop
 from controller.records import Record
 from controller.verify import beam_evidence, beam_likelihood
 from hardware.config import BEAM_CLUMP_MAX
@@ -80,39 +80,23 @@ def beam_drops(records: list[Record], session: int | None = None) -> BeamDrops:
     of all: the beam is the station's, not the game's)."""
     out = BeamDrops()
     for drop_id, kept in records_by_drop(records, session).items():
-        drop = _evidence(kept)
-        if drop["cubes"] is None:
+        drop = drop_outcome(kept)
+        if drop.tray_after is None or drop.cancelled:
             continue  # never resolved, or cancelled: not a drop of the game's
-        if drop["beam"] is None:
+        reconciliation = (drop.reading or {}).get("reconciliation") or {}
+        beam = (drop.reading or {}).get("beam", reconciliation.get("beam"))  # older records kept it only there
+        cubes = sum(int(n) for n in drop.tray_after.values())
+        if beam is None:
             why = LEFT_OUT_NO_BEAM
-        elif drop["reconciled"] and not drop["host"]:
+        elif reconciliation.get("cubes") is not None and not drop.host_spoke:
             why = LEFT_OUT_BEAM_DECIDED
-        elif drop["host"] and drop["beam"] > drop["cubes"]:
+        elif drop.host_spoke and int(beam) > cubes:
             why = LEFT_OUT_OVER_HOST  # a hand through the beam, or a cube the host missed: no clump explains it
         else:
-            out.used.append(BeamDrop(drop_id, drop["beam"], drop["cubes"], "host" if drop["host"] else "counter"))
+            out.used.append(BeamDrop(drop_id, int(beam), cubes, "host" if drop.host_spoke else "counter"))
             continue
         out.left_out[why] = out.left_out.get(why, 0) + 1
     return out
-
-
-def _evidence(kept: list[Record]) -> dict[str, Any]:
-    """One drop's beam count, whether the beam reconciled its reading, whether the host gave his word,
-    and the cubes of its last resolution (None where never resolved, or cancelled)."""
-    drop: dict[str, Any] = {"beam": None, "reconciled": False, "host": False, "cubes": None}
-    for rec in kept:
-        if rec.kind == "reading":
-            reconciliation = rec.payload.get("reconciliation") or {}
-            beam = rec.payload.get("beam", reconciliation.get("beam"))  # older records kept it only there
-            drop["beam"] = None if beam is None else int(beam)
-            drop["reconciled"] = reconciliation.get("cubes") is not None
-        elif rec.kind == "correction":
-            drop["host"] = True
-        elif rec.kind == "resolution":
-            drop["cubes"] = sum(int(n) for n in rec.payload.get("tray_after", {}).values())
-        elif rec.kind == "cancelled":
-            drop["cubes"] = None
-    return drop
 
 
 def log_likelihood(drops: list[BeamDrop], rate: float) -> float:

@@ -10,6 +10,7 @@ format ignore keys they do not know.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.records import Record
@@ -56,6 +57,46 @@ def records_by_drop(records: list[Record], session: int | None = None) -> dict[i
             current = int(rec.payload["session_id"])
         if rec.drop_id is not None and (session is None or current == session):
             out.setdefault(rec.drop_id, []).append(rec)
+    return out
+
+
+@dataclass
+class DropOutcome:
+    """What one drop's records say of how it ended: its last reading's payload, whether the host gave
+    his word (an answer, a confirmation, a correction) before its first resolution, each change
+    (before, after) he made after one, the tray of its last resolution, and whether it was cancelled."""
+
+    reading: dict[str, Any] | None = None
+    asked: bool = False
+    changes: list[tuple[dict[str, int], dict[str, int]]] = field(default_factory=list)
+    tray_after: dict[str, int] | None = None
+    cancelled: bool = False
+
+    @property
+    def settled(self) -> bool:
+        """Read and resolved, not cancelled: a drop the station acted on."""
+        return self.reading is not None and self.tray_after is not None and not self.cancelled
+
+    @property
+    def host_spoke(self) -> bool:
+        return self.asked or bool(self.changes)
+
+
+def drop_outcome(kept: list[Record]) -> DropOutcome:
+    """:class:`DropOutcome` of one drop's records, in the order written (:func:`records_by_drop`)."""
+    out = DropOutcome()
+    for rec in kept:
+        if rec.kind == "reading":
+            out.reading = rec.payload
+        elif rec.kind == "correction":
+            if out.tray_after is None:
+                out.asked = True
+            else:
+                out.changes.append((rec.payload.get("before", {}), rec.payload.get("after", {})))
+        elif rec.kind == "resolution":
+            out.tray_after = dict(rec.payload.get("tray_after", {}))
+        elif rec.kind == "cancelled":
+            out.cancelled = True
     return out
 
 

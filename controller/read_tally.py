@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.droplog import records_by_drop
+from controller.droplog import drop_outcome, records_by_drop
 from controller.records import Record
 
 AS_READ = "as read"
@@ -58,10 +58,14 @@ class ReadTally:
         """Photos read per drop on average (each shake costs one more, and seconds at the table)."""
         return sum(d.reads for d in self.drops) / len(self.drops) if self.drops else 0.0
 
+    @property
+    def reads_most(self) -> int:
+        return max((d.reads for d in self.drops), default=0)
+
     def to_json(self) -> dict[str, Any]:
         return {"drops": len(self.drops), "without_asking": self.without_asking,
                 "by_how": {how: self.count(how) for how in HOW},
-                "reads_mean": round(self.reads_mean, 2), "reads_most": max((d.reads for d in self.drops), default=0),
+                "reads_mean": round(self.reads_mean, 2), "reads_most": self.reads_most,
                 "corrected_after": [{"drop_id": d.drop_id, "before": d.corrected_after[0], "after": d.corrected_after[1]}
                                     for d in self.corrected_after if d.corrected_after is not None]}
 
@@ -69,15 +73,15 @@ class ReadTally:
 def read_tally(records: list[Record], session: int | None = None) -> ReadTally:
     """Every resolved drop on record (of one session, or of all), by how its tray was settled.
     Drops cancelled, never read or never resolved are left out: the station acted on nothing there."""
-    drops = {drop_id: _settling(kept) for drop_id, kept in records_by_drop(records, session).items()}
     tally = ReadTally()
-    for drop_id, drop in sorted(drops.items()):
-        reading = drop["reading"]
-        if reading is None or not drop["resolved"] or drop["cancelled"]:
+    for drop_id, kept in sorted(records_by_drop(records, session).items()):
+        drop = drop_outcome(kept)
+        if not drop.settled:
             continue
+        reading = drop.reading or {}
         attempts = reading.get("attempts") or []
         reads = max(1, sum(1 for a in attempts if "read" in a))
-        if drop["asked"]:
+        if drop.asked:
             how = ASKED
         elif (reading.get("reconciliation") or {}).get("cubes") is not None:
             how = WITH_BEAM
@@ -85,26 +89,7 @@ def read_tally(records: list[Record], session: int | None = None) -> ReadTally:
             how = AFTER_SHAKING
         else:
             how = AS_READ
-        changes = drop["changes"]
+        changes = drop.changes
         changed = (changes[0][0], changes[-1][1]) if changes and changes[0][0] != changes[-1][1] else None
         tally.drops.append(DropRead(drop_id, how, reads, changed))
     return tally
-
-
-def _settling(kept: list[Record]) -> dict[str, Any]:
-    """One drop's last reading, whether the host spoke before its first resolution, whether it was
-    resolved or cancelled, and each change (before, after) the host made after a resolution."""
-    drop: dict[str, Any] = {"reading": None, "asked": False, "resolved": False, "cancelled": False, "changes": []}
-    for rec in kept:
-        if rec.kind == "reading":
-            drop["reading"] = rec.payload
-        elif rec.kind == "correction":
-            if drop["resolved"]:
-                drop["changes"].append((rec.payload.get("before", {}), rec.payload.get("after", {})))
-            else:
-                drop["asked"] = True
-        elif rec.kind == "resolution":
-            drop["resolved"] = True
-        elif rec.kind == "cancelled":
-            drop["cancelled"] = True
-    return drop

@@ -99,7 +99,7 @@ def _reads(args: argparse.Namespace) -> int:
         if how != ASKED:
             print(f"  {how}: {tally.count(how)}")
     print(f"asked the host: {tally.count(ASKED)} ({100 * tally.count(ASKED) / total:.1f} %)")
-    print(f"photos read per drop: {tally.reads_mean:.1f} on average, {max(d.reads for d in tally.drops)} at most")
+    print(f"photos read per drop: {tally.reads_mean:.1f} on average, {tally.reads_most} at most")
     changed = tally.corrected_after
     print(f"trays the host changed after the station had acted on them: {len(changed)}")
     for d in changed:
