@@ -241,7 +241,8 @@ def station_gate(meta: dict, reading: TrayReading, name: str, clump: float,
     used = tray.twins_read
     seen_meta = twins[used - 1][0] if used else meta  # the tray the last read saw
     if not verified.doubts:  # what it acts on is scored as a reading is (score's rule, on these counts)
-        acted = score(seen_meta, replace(verified.observation, cubes=dict(verified.counts)), float("nan"), name, (0, 0))
+        acted = score(seen_meta, replace(verified.observation, cubes=dict(verified.counts), courtiers=dict(verified.courtiers)),
+                      float("nan"), name, (0, 0))
         return GateOutcome("acts", acted.right, used, acted.outside == 0)
     rec = verified.reconciliation
     hidden = rec.beam_too_high if rec is not None else beam > sum(verified.observation.cubes.values())

@@ -62,15 +62,17 @@ def unmoved_share(before: TrayReading, after: TrayReading) -> float | None:
 
 
 def join_reads(witnesses: list[Witness], obs: TrayReading, beam: int | None, clump: float,
-               dropped: dict[str, int], tower_before: dict[str, int] | None) -> tuple[dict[str, int], str] | None:
+               dropped: dict[str, int], tower_before: dict[str, int] | None) -> Settled | None:
     """The tray content that the reads from the one before the first shake on (``witnesses``, then
     ``obs``) make at least :data:`JOINT_BAR` probable together, joined by their likelihoods
-    (:func:`controller.joining.joint_chances`), with the reason to record. None where none does;
+    (:func:`controller.joining.joint_chances`), with the reason to record and the courtiers that go
+    with it (:func:`joined_courtiers`). None where none does;
     where the tray did not visibly move before ``obs`` (:func:`unmoved_share`: a read of the same
     cubes in the same places repeats the same errors); where it gives a colour a count that no read
     named (a cube no read saw is not added on the model's word: :mod:`controller.verify` shakes for
     it); or where fewer cubes of a colour than ``obs`` read may mean a courtier was taken for a cube
-    (:func:`courtiers_in_doubt`).
+    (:func:`courtiers_in_doubt`), or more where no read saw that many and the reads disagree on
+    that colour's courtiers (:func:`joined_courtiers`).
 
     Every read from the one before the first shake on is joined, fixed beforehand: no choosing,
     after the fact, the reads that agree best."""
@@ -81,13 +83,47 @@ def join_reads(witnesses: list[Witness], obs: TrayReading, beam: int | None, clu
 Joint = tuple[list[TrayReading], list[tuple[float, dict[str, int]]], float]
 
 
-def _settled(joint: Joint, obs: TrayReading) -> tuple[dict[str, int], str] | None:
+class Settled(NamedTuple):
+    """A tray content the reads joined make sure: its cubes, why, and its courtiers."""
+
+    cubes: dict[str, int]
+    reason: str
+    courtiers: dict[str, int]
+
+
+def joined_courtiers(reads: list[TrayReading], whole: dict[str, int]) -> dict[str, int] | None:
+    """The courtiers that go with the joined cubes ``whole``: the last read's, except for a colour
+    whose joined cubes outnumber the last read's while the reads disagree on its courtiers. There
+    the last read may have taken a cube for a courtier, so that colour's courtiers are those of the
+    latest read that saw the joined count (held-out seed 4744 ``t0009``: three reads saw 2 purple
+    cubes and 1 courtier, the last 1 cube and 2 courtiers; the cubes were joined right, the courtiers
+    kept were the last read's). None where no read saw the joined count: which of that colour's
+    pieces are courtiers is then the host's to say.
+
+    A colour joined at the last read's count, or whose courtiers every read saw alike, keeps the
+    last read's: a cube the last read missed lay hidden, it was not read as a courtier."""
+    last = reads[-1]
+    courtiers = {c: int(n) for c, n in last.courtiers.items()}
+    for colour, n in whole.items():
+        if n <= last.cubes.get(colour, 0) or len({r.courtiers.get(colour, 0) for r in reads}) < 2:
+            continue
+        seers = [r for r in reads if r.cubes.get(colour, 0) == n]
+        if not seers:
+            return None
+        courtiers[colour] = int(seers[-1].courtiers.get(colour, 0))
+    return courtiers
+
+
+def _settled(joint: Joint, obs: TrayReading) -> Settled | None:
     """:func:`join_reads` on reads already joined (:func:`_joint`)."""
     reads, chances, still = joint
     if not chances or chances[0][0] < JOINT_BAR:
         return None
     share, whole = chances[0]
     if any(whole[c] not in {n for r in reads for n in named_counts(r, c)} for c in whole) or courtiers_in_doubt(obs, whole):
+        return None
+    courtiers = joined_courtiers(reads, whole)
+    if courtiers is None:
         return None
     differ = sorted(c for c in whole if len({r.cubes.get(c, 0) for r in reads} | {whole[c]}) > 1
                     or any(r.alternatives.get(c) for r in reads))
@@ -96,7 +132,11 @@ def _settled(joint: Joint, obs: TrayReading) -> tuple[dict[str, int], str] | Non
     reason = (f"read as {combination_text({c: n for c, n in whole.items() if n})} by the {len(reads)} reads "
               f"together, the tray shaken between them ({share:.1%}{runner_up}; the reads saw {sights or 'the same'}; "
               f"{still:.0%} of the cubes unmoved by the last shake)")
-    return whole, reason
+    moved = {c: n for c, n in courtiers.items() if n != obs.courtiers.get(c, 0)}
+    if moved:
+        reason += ("; " + ", ".join(f"{n} {c} courtier{'' if n == 1 else 's'}" for c, n in sorted(moved.items()))
+                   + " as read with that many cubes, not as the last read saw them")
+    return Settled(whole, reason, courtiers)
 
 
 def _joint(witnesses: list[Witness], obs: TrayReading, beam: int | None, clump: float, dropped: dict[str, int],
@@ -170,11 +210,12 @@ def _question(joint: Joint, obs: TrayReading, beam: int | None, clump: float, no
     return Assessment([f"{question_text(question)} The counter cannot tell, and {rec.reason}"], dict(obs.cubes), rec, notes)
 
 
-def settled_by_joining(rec: Reconciliation, whole: dict[str, int], reason: str, notes: list[str]) -> Assessment:
-    """The assessment of a read the reads joined settle: ``whole`` used without asking, the reason
-    recorded in the reconciliation and the notes."""
-    rec.cubes, rec.question, rec.reason = whole, {}, reason
-    return Assessment([], dict(whole), rec, [*notes, f"reconciled without asking: {reason}"])
+def settled_by_joining(rec: Reconciliation, settled: Settled, notes: list[str]) -> Assessment:
+    """The assessment of a read the reads joined settle: its cubes used without asking, the reason
+    and the courtiers recorded in the reconciliation, the reason in the notes too."""
+    rec.cubes, rec.question, rec.reason, rec.courtiers = settled.cubes, {}, settled.reason, settled.courtiers
+    return Assessment([], dict(settled.cubes), rec, [*notes, f"reconciled without asking: {settled.reason}"],
+                      courtiers=dict(settled.courtiers))
 
 
 def settled_or_asked(witnesses: list[Witness], obs: TrayReading, rec: Reconciliation, beam: int | None, clump: float,
@@ -185,5 +226,5 @@ def settled_or_asked(witnesses: list[Witness], obs: TrayReading, rec: Reconcilia
     joint = _joint(witnesses, obs, beam, clump, dropped, tower_before)
     settled = None if joint is None else _settled(joint, obs)
     if settled is not None:
-        return settled_by_joining(rec, *settled, notes)
+        return settled_by_joining(rec, settled, notes)
     return _asked(joint, witnesses, obs, beam, clump, dropped, tower_before, notes)

@@ -45,6 +45,9 @@ class VerifiedReading:
     reconciliation: Reconciliation | None = None
     notes: list[str] = field(default_factory=list)
     beam: int | None = None  # the break-beam's count for this drop, where it stood and the board answered
+    # the courtiers that go with ``counts``: the last read's, unless reads joined took a colour's
+    # from a read that saw its cubes as joined (controller.joined_reads.joined_courtiers)
+    courtiers: dict[str, int] = field(default_factory=dict)
 
     @property
     def trusted(self) -> bool:
@@ -199,5 +202,6 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
         if only_the_counters_question(verdict) and not can_shake:
             break  # only the counter's 6-or-7 is open and the tray cannot be spread: ask now
     assert obs is not None and verdict is not None
+    courtiers = verdict.courtiers if verdict.courtiers is not None else {c: int(n) for c, n in obs.courtiers.items()}
     return VerifiedReading(obs, verdict.doubts, attempts=attempts, earlier=earlier, counts=verdict.counts,
-                           reconciliation=verdict.reconciliation, notes=verdict.notes, beam=beam)
+                           reconciliation=verdict.reconciliation, notes=verdict.notes, beam=beam, courtiers=courtiers)

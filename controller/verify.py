@@ -105,7 +105,8 @@ class Reconciliation:
     ``cubes``: the whole tray to use, where one combination fits (else ``None``); ``question``: the
     colours the host must settle, each with the counts that still fit; ``best``: the likeliest
     combination that fits (the base an answer completes); ``candidates``: every combination with its
-    prior, its weight after the evidence (``posterior``) and why it was ruled out."""
+    prior, its weight after the evidence (``posterior``) and why it was ruled out; ``courtiers``: the
+    courtiers that go with ``cubes`` where reads joined settled them (else ``None``: as read)."""
 
     reason: str
     candidates: list[dict[str, Any]]
@@ -117,12 +118,13 @@ class Reconciliation:
     beam_too_high: bool = False
     # the share of the weight, after the evidence, of what the alternatives leave out
     left_out: float = 0.0
+    courtiers: dict[str, int] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"cubes": self.cubes, "reason": self.reason, "question": self.question,
                 "question_text": question_text(self.question) if self.question else None,
                 "best": self.best, "beam": self.beam, "clump": self.clump, "candidates": self.candidates,
-                "left_out": self.left_out}
+                "left_out": self.left_out, "courtiers": self.courtiers}
 
 
 def ledger_faults(counts: dict[str, int], dropped: dict[str, int], tower_before: dict[str, int] | None) -> list[str]:
@@ -249,12 +251,14 @@ def courtiers_in_doubt(obs: TrayReading, counts: dict[str, int]) -> dict[str, in
 
 @dataclass
 class Assessment:
-    """One read judged: the doubts, the counts to use where there are none, and the reconciliation."""
+    """One read judged: the doubts, the counts to use where there are none, and the reconciliation;
+    ``courtiers``, where they are not the read's own (reads joined: :mod:`controller.joined_reads`)."""
 
     doubts: list[str]
     counts: dict[str, int]
     reconciliation: Reconciliation | None = None
     notes: list[str] = field(default_factory=list)
+    courtiers: dict[str, int] | None = None
 
     @property
     def question(self) -> dict[str, list[int]]:

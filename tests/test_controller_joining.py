@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from laid_out import laid_out
 
-from controller.joined_reads import JOINT_BAR, Witness, asked_as_joined, join_reads
+from controller.joined_reads import JOINT_BAR, Witness, asked_as_joined, join_reads, joined_courtiers
 from controller.joining import FLOOR, joint_chances, named_counts, sight_chance
 from controller.verify import Assessment
 from vision.reading import TrayReading
@@ -130,3 +130,21 @@ def test_a_read_after_a_shake_that_moved_nothing_leaves_the_question_of_the_read
     asked = asked_as_joined(witnesses, again, None, 0.03, {}, None, [])
     assert asked is not None and asked.question == {"red": [12, 13]} and "the 2 reads together" in asked.doubts[0]
     assert asked_as_joined(witnesses[:1], _unsure(seen, {"red": red}, 0.0), None, 0.03, {}, None, []) is None
+
+
+def test_joined_courtiers_are_read_with_the_joined_cubes_or_left_to_the_host() -> None:
+    """Reads that disagree on a colour's courtiers, its cubes joined above the last read's count:
+    the last read may have taken a cube for a courtier, so that colour's courtiers are those of the
+    latest read that saw the joined count; where none saw it, None (the host's to say). A colour
+    whose courtiers every read saw alike, or joined at the last read's count, keeps the last read's."""
+    def read(cubes: dict[str, int], courtiers: dict[str, int]) -> TrayReading:
+        return TrayReading(cubes=cubes, courtiers=courtiers)
+
+    first, second = read({"purple": 2, "red": 4}, {"purple": 1, "red": 1}), read({"purple": 2, "red": 5}, {"purple": 0, "red": 1})
+    last = read({"purple": 1, "red": 4}, {"purple": 2, "red": 1})
+    assert joined_courtiers([first, second, last], {"purple": 2, "red": 5}) == {"purple": 0, "red": 1}
+    assert joined_courtiers([first, last], {"purple": 2, "red": 4}) == {"purple": 1, "red": 1}
+    assert joined_courtiers([first, second, last], {"purple": 1, "red": 4}) == {"purple": 2, "red": 1}
+    assert joined_courtiers([first, second, last], {"purple": 3, "red": 4}) is None
+    alike = [read({"purple": 2}, {"purple": 1}), read({"purple": 1}, {"purple": 1})]
+    assert joined_courtiers(alike, {"purple": 2}) == {"purple": 1}

@@ -314,6 +314,32 @@ def test_a_cube_the_pile_hid_does_not_veto_the_reads_that_see_it(tmp_path: Path)
     assert any("by the 3 reads together" in n and f"{y - 1}, {y}, {y} yellow" in n for n in reading["notes"])
 
 
+def test_courtiers_joined_come_from_a_read_that_saw_the_joined_cubes(tmp_path: Path) -> None:
+    """Held-out seed 4744 ``t0009`` in small: the first two reads see the true blue and one blue
+    courtier, each unsure; the last, after a second shake, takes a blue cube for a courtier (a cube
+    fewer, two courtiers), unsure too. Joined, the true blue is settled without asking, and the
+    courtiers that go with it are the ones read with that many cubes, not the last read's: both in
+    the records, the last read kept as it was read."""
+    sim, cyc = _world(tmp_path)
+
+    def with_courtier(read: Callable[[dict[str, int]], TrayReading]) -> Callable[[dict[str, int]], TrayReading]:
+        return lambda truth: replace(read(truth), courtiers={"blue": 1})
+
+    def cube_as_courtier(truth: dict[str, int]) -> TrayReading:
+        b = truth["blue"] - 1
+        return TrayReading(cubes={**truth, "blue": b}, courtiers={"blue": 2}, trusted=False, confidence=0.5,
+                           detections=laid_out({**truth, "blue": b}, -3.0), alternatives={"blue": [(b, 0.55), (b + 1, 0.45)]})
+
+    reader = ShakenReader(sim, with_courtier(_blue_unsure(0.3, 0.0)), with_courtier(_blue_unsure(0.85, 5.0)), cube_as_courtier)
+    reading = _settled_without_asking(sim, cyc, reader, [1, "vibrate", 2, "vibrate", 3])
+    b = sim.tray_contents()["blue"]
+    assert reading["reconciliation"]["cubes"] == sim.tray_contents()
+    assert reading["reconciliation"]["courtiers"]["blue"] == 1
+    assert reading["reading"]["cubes"]["blue"] == b - 1 and reading["reading"]["courtiers"]["blue"] == 2  # as read
+    assert any(f"{b}, {b}, {b - 1} blue" in n and "1 blue courtier as read with that many cubes" in n
+               for n in reading["notes"])
+
+
 def test_spread_reads_that_disagree_leave_it_to_the_host(tmp_path: Path) -> None:
     """The pile's read is unsure of blue; the three reads of the spread tray are each 90 % sure, but
     two of one count and one of another. Joined, no count of blue reaches 95 %: the host is asked
