@@ -9,6 +9,11 @@ saved as PNG (shown on the page) and SVG (for print) under ``<data_dir>/report/`
 the plots' words come from the message catalogue and their tick labels are written the language's way
 (Babel: "0,5" in German), so a German reader gets German pictures (``session-3-luck-de.png``) while the
 English ones keep their names.
+
+Beside the tower, the report says how the station itself did in the session: how it settled each
+tray (:mod:`controller.read_tally`) and how often its break-beam counts two cubes as one, over
+every session's drops, against the configured rate (:mod:`controller.beam_rate`): the figures of
+`tower model reads` and `tower model beam`, on the page.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 from controller.droplog import current_session, log_entries
 from controller.i18n import LANGUAGES, localise_number, translate
 from controller.odds import choose_model
+from controller.read_tally import read_tally
 from controller.records import Record
 from towermodel.droplog import drops_from_lines
 from towermodel.luck import luck_report
@@ -40,10 +46,30 @@ def _players(records: list[Record], session: int) -> list[str]:
     return []
 
 
+def station_measures(records: list[Record], session: int, beam_clump: float | None) -> dict[str, Any]:
+    """How the station read the tray in ``session`` (``reads``: :func:`controller.read_tally.read_tally`),
+    and its break-beam's clump rate measured on every session's drops (``beam``: the beam is the
+    station's, not the game's), with the configured rate ``beam_clump`` and whether it fits; where no
+    drop measures the beam yet, ``beam`` is None and ``beam_note`` says why."""
+    from controller.beam_rate import beam_drops, fit_clump  # SciPy's optimiser: loaded only for a report
+
+    out: dict[str, Any] = {"reads": read_tally(records, session).to_json(), "beam": None, "beam_note": None}
+    try:
+        fit = fit_clump(beam_drops(records).used)
+    except ValueError as exc:
+        out["beam_note"] = str(exc)
+        return out
+    fits = None if beam_clump is None else fit.low <= beam_clump <= fit.high
+    out["beam"] = {**fit.to_json(), "configured": beam_clump, "configured_fits": fits}
+    return out
+
+
 def build_report(records: list[Record], data_dir: Path | None, session: int | None = None, *,
-                 plots: bool = True, lang: str = "en") -> dict[str, Any]:
+                 plots: bool = True, lang: str = "en", beam_clump: float | None = None) -> dict[str, Any]:
     """The report of ``session`` (default: the current one), its plots drawn in ``lang`` (the page's
-    or the CLI's language; English by default); ValueError where there is none."""
+    or the CLI's language; English by default), with the station's own measures
+    (:func:`station_measures`; ``beam_clump``: the station's configured rate, where known);
+    ValueError where there is none."""
     wanted = current_session(records) if session is None else session
     entries = log_entries(records, wanted)
     assert wanted is not None
@@ -51,7 +77,7 @@ def build_report(records: list[Record], data_dir: Path | None, session: int | No
     model, name, note = choose_model("fitted", records, data_dir)
     report = luck_report(model, drops, entries, _players(records, wanted))
     report.update(session=wanted, model={"name": name, **model_to_json(model)}, model_note=note,
-                  not_cheating=NOT_CHEATING, plots={})
+                  not_cheating=NOT_CHEATING, plots={}, station=station_measures(records, wanted, beam_clump))
     if plots and data_dir is not None and drops:
         report["plots"] = draw_plots(report, data_dir / "report", f"session-{wanted}", lang)
         report["plots"] = {k: str(Path(v).relative_to(data_dir)) for k, v in report["plots"].items()}

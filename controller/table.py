@@ -227,7 +227,7 @@ class Table:
         """The luck report of a session (default: the current one), plots drawn in ``lang``."""
         with self._lock:
             records = self.store.records()
-        return build_report(records, self.data_dir, session, lang=lang)
+        return build_report(records, self.data_dir, session, lang=lang, beam_clump=self.cycle.beam_clump)
 
     def fill(self) -> dict[str, Any]:
         """Plan the initial fill (players and the Emperor's Court come from the session)."""

@@ -80,6 +80,16 @@ def test_tower_report_prints_json_and_draws_plots(played: Path, capsys: pytest.C
     for key in ("luck_png", "luck_svg", "retention_png", "retention_svg"):
         assert (played / report["plots"][key]).stat().st_size > 1000
     assert (played / report["plots"]["luck_svg"]).read_text().lstrip().startswith("<?xml")
+    # the station's own measures: every drop of the session read and acted on as read (a direct
+    # reader is never unsure), the simulated beam's clump rate measured on them beside the configured one
+    station = report["station"]
+    assert station["reads"]["drops"] == 5 and station["reads"]["by_how"]["as read"] == 5
+    beam = station["beam"]
+    assert beam["drops"] == 5 and beam["low"] <= beam["rate"] <= beam["high"] and beam["configured"] == 0.03
+    assert main(["report", "--data-dir", str(played)]) == 0
+    printed = capsys.readouterr().out
+    assert "the station's reads of 5 drops:" in printed and "acted on without asking: 5 (100.0 %)" in printed
+    assert f"break-beam clump rate: {beam['rate']:.3f}" in printed
 
 
 def test_the_web_page_serves_the_report_and_its_plots(played: Path) -> None:

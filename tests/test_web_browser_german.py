@@ -98,6 +98,7 @@ def test_a_whole_game_on_the_german_page_shows_no_english(browser, table, viewpo
         _german(page, "the result")
         page.goto(server.url.rstrip("/") + "/report")
         expect(page.locator("#luck-table")).to_be_visible()
+        expect(page.locator("#station-reads")).to_contain_text("ohne zu fragen danach gehandelt")  # the station's own figures
         _german(page, "the luck report")
         assert re.search(r"\d,\d", page.inner_text("#luck-table"))  # its expected cubes: 2,3
         assert page.get_attribute("img.plot", "src").split("?")[0].endswith("-luck-de.png")  # the German plot
@@ -112,6 +113,7 @@ def test_a_whole_game_on_the_german_page_shows_no_english(browser, table, viewpo
         english.goto(server.url.rstrip("/") + "/report")
         expect(english.locator("#luck-table")).to_be_visible()
         assert re.search(r"\d\.\d", english.inner_text("#luck-table"))  # and its numbers: 2.3
+        expect(english.locator("#station-reads")).to_contain_text("acted on without asking")
         assert not re.search(r"\d,\d", english.inner_text("#luck-table"))
         assert english.get_attribute("img.plot", "src").split("?")[0].endswith("-luck.png")
         context.close()

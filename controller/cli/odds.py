@@ -28,9 +28,12 @@ from controller.cli.battle import EXIT_INVALID, BattleFileError, _emit, _fail, r
 from controller.cli.measures import register_measures, station_records
 from controller.droplog import export_entry, log_entries
 from controller.i18n import language_from_env
+from controller.read_tally import ASKED
 from controller.wording import plural
 from engine.colours import PALETTE
 from engine.errors import BattleInputError
+from hardware.config import load_config
+from hardware.errors import ConfigError
 from towermodel.droplog import DropLogError, drops_from_lines, parse_drop_log
 
 
@@ -190,7 +193,10 @@ def _report(args: argparse.Namespace) -> int:
 
     try:
         records, path = station_records(args)
-        report = build_report(records, path, args.session, lang=language_from_env())  # plots in LANG's words
+        report = build_report(records, path, args.session, lang=language_from_env(),  # plots in LANG's words
+                              beam_clump=load_config(args.config).board.beam_clump)
+    except ConfigError as exc:
+        return _fail(str(exc), "--config")
     except ValueError as exc:
         return _fail(str(exc))
     if args.json:
@@ -218,4 +224,21 @@ def _report(args: argparse.Namespace) -> int:
                   f"{u['outcome'].replace('_', ' ')} had a {100 * u['chance']:.1f} % chance ({u['model']})")
     for key, rel in report["plots"].items():
         out.print(f"plot ({key}): {path / rel}", style="dim")
+    _station_lines(report["station"])
     return 0
+
+
+def _station_lines(station: dict[str, Any]) -> None:
+    """The report's two lines on the station itself (``tower model reads`` and ``beam`` say more)."""
+    reads = station["reads"]
+    if reads["drops"]:
+        asked = reads["by_how"][ASKED]
+        print(f"the station's reads of {plural(reads['drops'], 'drop')}:")
+        print(f"acted on without asking: {reads['without_asking']} ({100 * reads['without_asking'] / reads['drops']:.1f} %)")
+        print(f"asked the host: {asked} ({100 * asked / reads['drops']:.1f} %)")
+    beam = station["beam"]
+    if beam is None:
+        print(station["beam_note"])
+        return
+    print(f"break-beam clump rate: {beam['rate']:.3f} (95 % interval {beam['low']:.3f} to {beam['high']:.3f}), from "
+          f"{plural(beam['drops'], 'drop')}: {beam['short']} of {beam['chances']} cubes after each drop's first not counted")

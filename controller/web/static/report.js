@@ -40,7 +40,37 @@ function render(r) {
     h("h3", { text: "Upsets: the least likely outcomes" }),
     upsets,
     h("h3", { text: "Retention" }),
-    plot("retention_png", "Cubes thrown in, out, and inside the tower after each drop"));
+    plot("retention_png", "Cubes thrown in, out, and inside the tower after each drop"),
+    r.station ? stationSection(r.station) : null);
+}
+
+// How the station itself did: the figures of the CLI's tower model reads (this session) and beam
+// (every session's drops), in the CLI's own sentences, so that the catalogue translates both alike.
+const percent = (n, total) => `${(100 * n / total).toFixed(1)} %`;
+const drops = (n) => (n === 1 ? "1 drop" : `${n} drops`);
+
+function stationSection(st) {
+  const reads = st.reads;
+  const lines = reads.drops
+    ? [`the station's reads of ${drops(reads.drops)}:`,
+      `acted on without asking: ${reads.without_asking} (${percent(reads.without_asking, reads.drops)})`,
+      ...["as read", "after shaking the tray", "with the break-beam and the ledger"].map((how) => `${how}: ${reads.by_how[how]}`),
+      `asked the host: ${reads.by_how["asked the host"]} (${percent(reads.by_how["asked the host"], reads.drops)})`,
+      `photos read per drop: ${Number(reads.reads_mean).toFixed(1)} on average, ${reads.reads_most} at most`,
+      `trays the host changed after the station had acted on them: ${reads.corrected_after.length}`]
+    : ["no drop on record was read and resolved yet"];
+  const b = st.beam;
+  const beam = b
+    ? [`break-beam clump rate: ${b.rate.toFixed(3)} (95 % interval ${b.low.toFixed(3)} to ${b.high.toFixed(3)}), from ${drops(b.drops)}: ${b.short} of ${b.chances} cubes after each drop's first not counted`,
+      b.configured === null ? null : b.configured_fits
+        ? `the station is set to ${b.configured.toFixed(3)} (board.beam_clump): within the interval, keep it`
+        : `the station is set to ${b.configured.toFixed(3)} (board.beam_clump): outside the interval; set board.beam_clump = ${b.rate.toFixed(3)} in the station's config`]
+    : [st.beam_note];
+  return h("div", { id: "station-measures" },
+    h("h3", { text: "How the station read the tray" }),
+    h("ul", { class: "measures", id: "station-reads" }, lines.map((t) => h("li", { text: t }))),
+    h("h3", { text: "The break-beam" }),
+    h("ul", { class: "measures", id: "station-beam" }, beam.filter(Boolean).map((t) => h("li", { text: t }))));
 }
 
 async function load() {
