@@ -27,6 +27,7 @@ from controller.i18n import LANGUAGES, localise_number, translate
 from controller.odds import choose_model
 from controller.read_tally import read_tally
 from controller.records import Record
+from controller.wording import counts_phrase
 from towermodel.droplog import drops_from_lines
 from towermodel.luck import luck_report
 from towermodel.models import model_to_json
@@ -53,7 +54,10 @@ def station_measures(records: list[Record], session: int, beam_clump: float | No
     drop measures the beam yet, ``beam`` is None and ``beam_note`` says why."""
     from controller.beam_rate import beam_drops, fit_clump  # SciPy's optimiser: loaded only for a report
 
-    out: dict[str, Any] = {"reads": read_tally(records, session).to_json(), "beam": None, "beam_note": None}
+    reads = read_tally(records, session).to_json()
+    for changed in reads["corrected_after"]:  # said as the CLI says it, for the page to show
+        changed["text"] = f"drop {changed['drop_id']}: {counts_phrase(changed['before'])} changed to {counts_phrase(changed['after'])}"
+    out: dict[str, Any] = {"reads": reads, "beam": None, "beam_note": None}
     try:
         fit = fit_clump(beam_drops(records).used)
     except ValueError as exc:

@@ -105,3 +105,23 @@ def test_the_web_page_serves_the_report_and_its_plots(played: Path) -> None:
             assert plot.status_code == 200 and plot.headers["content-type"] == "image/png"
             missing = client.get("/api/report", params={"session": 9})
             assert missing.status_code == 404 and "no session 9" in missing.json()["error"]
+
+
+def test_the_report_names_a_tray_the_host_changed_after_the_station_acted(tmp_path: Path) -> None:
+    """A tray the station acted on and the host then corrected is the nearest thing to a silent error
+    a station can see: the report's own figures name it, in the CLI's sentence."""
+    with Table.open(data_dir=tmp_path, reader="direct") as table:
+        table.new_session(["red", "blue", "yellow"])
+        table.release(table.fill()["drop_id"])
+        for p in ("red", "blue", "yellow"):
+            table.deploy(p, 20)
+        view = table.release(table.plan({"battle": "attack", "attacker": "red", "attacking_armies": 3,
+                                         "defender": "blue", "defending_armies": 2})["drop_id"])
+        before = {c: n for c, n in view["tray_after"].items() if n}
+        after = {**before, "red": before.get("red", 0) + 1}
+        table.correct(view["drop_id"], after, who="host")
+        reads = table.report()["station"]["reads"]
+    assert reads["by_how"]["as read"] == 2 and len(reads["corrected_after"]) == 1
+    changed = reads["corrected_after"][0]
+    assert changed["drop_id"] == view["drop_id"] and changed["after"]["red"] == after["red"]
+    assert changed["text"].startswith(f"drop {view['drop_id']}: ") and " changed to " in changed["text"]

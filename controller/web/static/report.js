@@ -51,14 +51,18 @@ const drops = (n) => (n === 1 ? "1 drop" : `${n} drops`);
 
 function stationSection(st) {
   const reads = st.reads;
-  const lines = reads.drops
-    ? [`the station's reads of ${drops(reads.drops)}:`,
-      `acted on without asking: ${reads.without_asking} (${percent(reads.without_asking, reads.drops)})`,
-      ...["as read", "after shaking the tray", "with the break-beam and the ledger"].map((how) => `${how}: ${reads.by_how[how]}`),
-      `asked the host: ${reads.by_how["asked the host"]} (${percent(reads.by_how["asked the host"], reads.drops)})`,
-      `photos read per drop: ${Number(reads.reads_mean).toFixed(1)} on average, ${reads.reads_most} at most`,
-      `trays the host changed after the station had acted on them: ${reads.corrected_after.length}`]
-    : ["no drop on record was read and resolved yet"];
+  const asked = reads.by_how["asked the host"];
+  const how = ["as read", "after shaking the tray", "with the break-beam and the ledger"];
+  const tally = reads.drops
+    ? [h("p", { class: "muted", text: `the station's reads of ${drops(reads.drops)}:` }),
+      h("ul", { class: "measures", id: "station-reads" },
+        h("li", { text: `acted on without asking: ${reads.without_asking} (${percent(reads.without_asking, reads.drops)})` },
+          h("ul", {}, how.map((k) => h("li", { text: `${k}: ${reads.by_how[k]}` })))),
+        h("li", { text: `asked the host: ${asked} (${percent(asked, reads.drops)})` }),
+        h("li", { text: `photos read per drop: ${Number(reads.reads_mean).toFixed(1)} on average, ${reads.reads_most} at most` }),
+        h("li", { text: `trays the host changed after the station had acted on them: ${reads.corrected_after.length}` },
+          reads.corrected_after.length ? h("ul", {}, reads.corrected_after.map((c) => h("li", { text: c.text }))) : null))]
+    : [h("p", { class: "muted", id: "station-reads", text: "no drop on record was read and resolved yet" })];
   const b = st.beam;
   const beam = b
     ? [`break-beam clump rate: ${b.rate.toFixed(3)} (95 % interval ${b.low.toFixed(3)} to ${b.high.toFixed(3)}), from ${drops(b.drops)}: ${b.short} of ${b.chances} cubes after each drop's first not counted`,
@@ -68,10 +72,11 @@ function stationSection(st) {
     : [st.beam_note];
   return h("div", { id: "station-measures" },
     h("h3", { text: "How the station read the tray" }),
-    h("ul", { class: "measures", id: "station-reads" }, lines.map((t) => h("li", { text: t }))),
+    ...tally,
     h("h3", { text: "The break-beam" }),
     h("ul", { class: "measures", id: "station-beam" }, beam.filter(Boolean).map((t) => h("li", { text: t }))));
 }
+
 
 async function load() {
   const card = document.getElementById("report");
