@@ -53,6 +53,22 @@ def register_measures(sub: Any, station: Callable[[argparse.ArgumentParser], Non
         parser.set_defaults(handler=handler)
 
 
+def clump_rate_line(fit: dict[str, Any]) -> str:
+    """The measured clump rate in one sentence, from :meth:`controller.beam_rate.ClumpFit.to_json`."""
+    return (f"break-beam clump rate: {fit['rate']:.3f} (95 % interval {fit['low']:.3f} to {fit['high']:.3f}), from "
+            f"{plural(fit['drops'], 'drop')}: {fit['short']} of {fit['chances']} cubes after each drop's first not counted")
+
+
+def reads_head_lines(tally: dict[str, Any], *, every_way: bool = False) -> list[str]:
+    """The head of a read tally (:meth:`controller.read_tally.ReadTally.to_json`, at least one drop):
+    drops read, acted on without asking (``every_way``: each way of it, indented), asked the host."""
+    total, without, asked = tally["drops"], tally["without_asking"], tally["by_how"][ASKED]
+    ways = [f"  {how}: {tally['by_how'][how]}" for how in HOW if how != ASKED] if every_way else []
+    return [f"the station's reads of {plural(total, 'drop')}:",
+            f"acted on without asking: {without} ({100 * without / total:.1f} %)", *ways,
+            f"asked the host: {asked} ({100 * asked / total:.1f} %)"]
+
+
 def _beam(args: argparse.Namespace) -> int:
     from controller.beam_rate import beam_drops, fit_clump  # SciPy's optimiser: loaded only here
 
@@ -69,8 +85,7 @@ def _beam(args: argparse.Namespace) -> int:
     if args.json:
         _emit({**fit.to_json(), "configured": configured, "configured_fits": fits, "left_out": drops.left_out})
         return 0
-    print(f"break-beam clump rate: {fit.rate:.3f} (95 % interval {fit.low:.3f} to {fit.high:.3f}), from "
-          f"{plural(fit.drops, 'drop')}: {fit.short} of {fit.chances} cubes after each drop's first not counted")
+    print(clump_rate_line(fit.to_json()))
     if fits:
         print(f"the station is set to {configured:.3f} (board.beam_clump): within the interval, keep it")
     else:
@@ -93,12 +108,7 @@ def _reads(args: argparse.Namespace) -> int:
     total = len(tally.drops)
     if not total:
         return _fail("no drop on record was read and resolved yet")
-    print(f"the station's reads of {plural(total, 'drop')}:")
-    print(f"acted on without asking: {tally.without_asking} ({100 * tally.without_asking / total:.1f} %)")
-    for how in HOW:
-        if how != ASKED:
-            print(f"  {how}: {tally.count(how)}")
-    print(f"asked the host: {tally.count(ASKED)} ({100 * tally.count(ASKED) / total:.1f} %)")
+    print(*reads_head_lines(tally.to_json(), every_way=True), sep="\n")
     print(f"photos read per drop: {tally.reads_mean:.1f} on average, {tally.reads_most} at most")
     changed = tally.corrected_after
     print(f"trays the host changed after the station had acted on them: {len(changed)}")

@@ -25,10 +25,9 @@ from controller.cli._words import say
 # One way to read a battle and to answer on standard output, shared with `tower plan/resolve` (its
 # size limit, and the parser's limits in words, hold for `tower odds` too).
 from controller.cli.battle import EXIT_INVALID, BattleFileError, _emit, _fail, read_battle
-from controller.cli.measures import register_measures, station_records
+from controller.cli.measures import clump_rate_line, reads_head_lines, register_measures, station_records
 from controller.droplog import export_entry, log_entries
 from controller.i18n import language_from_env
-from controller.read_tally import ASKED
 from controller.wording import plural
 from engine.colours import PALETTE
 from engine.errors import BattleInputError
@@ -229,16 +228,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _station_lines(station: dict[str, Any]) -> None:
-    """The report's two lines on the station itself (``tower model reads`` and ``beam`` say more)."""
-    reads = station["reads"]
-    if reads["drops"]:
-        asked = reads["by_how"][ASKED]
-        print(f"the station's reads of {plural(reads['drops'], 'drop')}:")
-        print(f"acted on without asking: {reads['without_asking']} ({100 * reads['without_asking'] / reads['drops']:.1f} %)")
-        print(f"asked the host: {asked} ({100 * asked / reads['drops']:.1f} %)")
-    beam = station["beam"]
-    if beam is None:
-        print(station["beam_note"])
-        return
-    print(f"break-beam clump rate: {beam['rate']:.3f} (95 % interval {beam['low']:.3f} to {beam['high']:.3f}), from "
-          f"{plural(beam['drops'], 'drop')}: {beam['short']} of {beam['chances']} cubes after each drop's first not counted")
+    """The report's lines on the station itself (``tower model reads`` and ``beam`` say more)."""
+    if station["reads"]["drops"]:
+        print(*reads_head_lines(station["reads"]), sep="\n")
+    print(station["beam_note"] if station["beam"] is None else clump_rate_line(station["beam"]))
