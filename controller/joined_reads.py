@@ -214,8 +214,7 @@ def settled_by_joining(rec: Reconciliation, settled: Settled, notes: list[str]) 
     """The assessment of a read the reads joined settle: its cubes used without asking, the reason
     and the courtiers recorded in the reconciliation, the reason in the notes too."""
     rec.cubes, rec.question, rec.reason, rec.courtiers = settled.cubes, {}, settled.reason, settled.courtiers
-    return Assessment([], dict(settled.cubes), rec, [*notes, f"reconciled without asking: {settled.reason}"],
-                      courtiers=dict(settled.courtiers))
+    return Assessment([], dict(settled.cubes), rec, [*notes, f"reconciled without asking: {settled.reason}"])
 
 
 def settled_or_asked(witnesses: list[Witness], obs: TrayReading, rec: Reconciliation, beam: int | None, clump: float,

@@ -202,6 +202,8 @@ def read_verified(reader: Any, board: Any, tag: str, dropped: dict[str, int],
         if only_the_counters_question(verdict) and not can_shake:
             break  # only the counter's 6-or-7 is open and the tray cannot be spread: ask now
     assert obs is not None and verdict is not None
-    courtiers = verdict.courtiers if verdict.courtiers is not None else {c: int(n) for c, n in obs.courtiers.items()}
+    rec = verdict.reconciliation
+    settled_courtiers = rec.courtiers if rec is not None else None  # where reads joined settled them
+    courtiers = settled_courtiers if settled_courtiers is not None else {c: int(n) for c, n in obs.courtiers.items()}
     return VerifiedReading(obs, verdict.doubts, attempts=attempts, earlier=earlier, counts=verdict.counts,
-                           reconciliation=verdict.reconciliation, notes=verdict.notes, beam=beam, courtiers=courtiers)
+                           reconciliation=rec, notes=verdict.notes, beam=beam, courtiers=courtiers)

@@ -251,14 +251,12 @@ def courtiers_in_doubt(obs: TrayReading, counts: dict[str, int]) -> dict[str, in
 
 @dataclass
 class Assessment:
-    """One read judged: the doubts, the counts to use where there are none, and the reconciliation;
-    ``courtiers``, where they are not the read's own (reads joined: :mod:`controller.joined_reads`)."""
+    """One read judged: the doubts, the counts to use where there are none, and the reconciliation."""
 
     doubts: list[str]
     counts: dict[str, int]
     reconciliation: Reconciliation | None = None
     notes: list[str] = field(default_factory=list)
-    courtiers: dict[str, int] | None = None
 
     @property
     def question(self) -> dict[str, list[int]]:

@@ -3,6 +3,7 @@
 
 import { cap, h } from "./dom.js";
 import { loadLanguage } from "./i18n.js";
+import { plural } from "./ui.js";
 import { W, colourClass, loadWords } from "./words.js";
 
 const side = (c) => (c === W.peasants ? "Peasants" : cap(c));
@@ -47,7 +48,7 @@ function render(r) {
 // How the station itself did: the figures of the CLI's tower model reads (this session) and beam
 // (every session's drops), in the CLI's own sentences, so that the catalogue translates both alike.
 const percent = (n, total) => `${(100 * n / total).toFixed(1)} %`;
-const drops = (n) => (n === 1 ? "1 drop" : `${n} drops`);
+const drops = (n) => plural(n, "drop", "drops");
 
 function stationSection(st) {
   const reads = st.reads;
