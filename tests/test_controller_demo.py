@@ -36,9 +36,10 @@ def test_a_missing_config_is_a_clear_error_not_a_traceback(tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["demo", "--rounds", "1", "--data-dir", str(tmp_path / "demo"),
                  "--config", str(tmp_path / "nowhere.toml")])
-    out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
+    out = capsys.readouterr().out
     assert code == 2
-    assert "nowhere.toml: no such configuration file" in out
+    # the path whole on one line, however long (a copy of it must work), under Rich's 80 columns
+    assert f"tower demo: {tmp_path / 'nowhere.toml'}: no such configuration file" in out.splitlines()
     assert not (tmp_path / "demo" / "records.sqlite3").exists()
 
 

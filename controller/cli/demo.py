@@ -44,7 +44,7 @@ def _run(args: argparse.Namespace) -> int:
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
     data_dir = Path(args.data_dir) if args.data_dir else Path("tower-demo") / stamp
     if (data_dir / "records.sqlite3").exists():
-        out.print(f"[red]{data_dir} already holds records; the demo starts a game in a fresh folder[/]")
+        out.print(f"[red]{data_dir} already holds records; the demo starts a game in a fresh folder[/]", soft_wrap=True)
         return 2
     started = time.monotonic()
     steps = demo_game.script(args.rounds)
@@ -52,10 +52,11 @@ def _run(args: argparse.Namespace) -> int:
     try:  # a broken config, a busy station or a foreign records file: one clear line, no traceback
         opened = Table.open(config_path=args.config, data_dir=data_dir)
     except (ValueError, RuntimeError, OSError) as err:
-        out.print(f"[red]tower demo: {getattr(err, 'message', None) or err}[/]")
+        # soft_wrap: a path in the message is never broken inside (the terminal wraps; a copy keeps it whole)
+        out.print(f"[red]tower demo: {getattr(err, 'message', None) or err}[/]", soft_wrap=True)
         return 2
     out.rule("[bold]" + say("Wallenstein tower station: a scripted game on simulated hardware"))
-    out.print(f"records and photos: {data_dir.resolve()}")
+    out.print(f"records and photos: {data_dir.resolve()}", soft_wrap=True)
     with opened as table:
         if not table.station.hands_simulated:
             out.print("[red]the demo needs a simulated station (its players' hands are simulated)[/]")
@@ -108,7 +109,7 @@ def _run(args: argparse.Namespace) -> int:
     out.print("battles played: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(kinds.items())))
     out.print(f"tower log verify: {'ok' if verify['ok'] else 'FAILED: ' + str(verify['problem'])} "
               f"({verify['records']} records)")
-    out.print(f"{len(photos)} annotated tray photos in {(data_dir / 'images').resolve()}")
+    out.print(f"{len(photos)} annotated tray photos in {(data_dir / 'images').resolve()}", soft_wrap=True)
     out.print(f"played in {time.monotonic() - started:.0f} s")
     balanced = all(row["total"] == row["expected"] for row in status["conservation"].values())
     return 0 if verify["ok"] and balanced else 1

@@ -222,7 +222,7 @@ def _report(args: argparse.Namespace) -> int:
         out.print(f"upset: drop {u['drop_id']}, {u['attacker']} against {u['defender']}: "
                   f"{u['outcome'].replace('_', ' ')} had a {100 * u['chance']:.1f} % chance ({u['model']})")
     for key, rel in report["plots"].items():
-        out.print(f"plot ({key}): {path / rel}", style="dim")
+        out.print(f"plot ({key}): {path / rel}", style="dim", soft_wrap=True)
     _station_lines(report["station"])
     return 0
 
