@@ -30,7 +30,7 @@ import math
 from collections.abc import Sequence
 
 from controller.verify import beam_likelihood, ledger_faults
-from vision.hidden import hidden_mean
+from vision.hidden import colour_hidden_mean
 from vision.reading import TrayReading
 
 #: What a read gives a count its alternatives do not name, at least (next to the named ones): the
@@ -68,7 +68,7 @@ def sight_chance(read: TrayReading, colour: str, in_tray: int, spread: bool = Fa
     named = named_counts(read, colour)
     floor = max(1.0 - float(read.alternatives_cover), FLOOR)
     seen = sum(read.cubes.values())
-    mean = hidden_mean(seen) * read.cubes.get(colour, 0) / seen if seen else 0.0
+    mean = colour_hidden_mean(read.cubes.get(colour, 0), seen)
     if spread:
         mean *= SPREAD_HIDDEN
     chance = 0.0

@@ -40,3 +40,20 @@ def hidden_chance(hidden: int, seen: int) -> float:
     if mean == 0.0:
         return 1.0 if hidden == 0 else 0.0
     return math.exp(-mean + hidden * math.log(mean) - math.lgamma(hidden + 1))
+
+
+def colour_hidden_mean(count: int, seen: int) -> float:
+    """The expected hidden cubes of one colour read as ``count`` in a tray where the camera sees
+    ``seen`` in all: the tray's, shared out by what is seen of each colour (a pile hides its
+    colours alike)."""
+    return hidden_mean(seen) * count / seen if seen > 0 else 0.0
+
+
+def at_least_hidden(hidden: int, mean: float) -> float:
+    """P(at least ``hidden`` cubes lie unseen), the hidden cubes a Poisson count of ``mean``."""
+    if hidden <= 0:
+        return 1.0
+    if mean <= 0.0:
+        return 0.0
+    below = sum(math.exp(-mean + k * math.log(mean) - math.lgamma(k + 1)) for k in range(hidden))
+    return max(0.0, 1.0 - below)
