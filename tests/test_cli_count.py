@@ -80,6 +80,22 @@ def test_the_default_is_a_table_for_people(tray_dev: Path, profile_path: Path) -
     assert f"{n} {colour}" in proc.stdout
 
 
+def test_the_table_asks_about_a_reading_the_counter_is_not_sure_of(tray_dev: Path, profile_path: Path) -> None:
+    from controller.verify import question_text
+
+    photos = [str(tray_dev / "test" / f"{name}.jpg") for name in ("t0004", "t0038")]
+    lines = [json.loads(x) for x in _count(*photos, "--profile", str(profile_path), "--json").stdout.splitlines()]
+    unsure, sure = lines
+    assert not unsure["trusted"] and unsure["alternatives"], "t0004 was chosen for a reading in doubt"
+    assert sure["trusted"], "t0038 was chosen for a trusted reading"
+    table = subprocess.run([sys.executable, "-m", "controller", "count", *photos, "--profile", str(profile_path)],
+                           capture_output=True, text=True, cwd=REPO, timeout=300,
+                           env={**os.environ, "COLUMNS": "400"}).stdout  # wide enough that no cell wraps
+    asked = question_text({c: [o["count"] for o in opts] for c, opts in unsure["alternatives"].items()})
+    assert asked.startswith("Is it ") and asked in table  # the count read first, then its rivals
+    assert table.count("Is it ") == 1  # nothing asked about the trusted reading
+
+
 def test_annotate_onto_an_existing_file_is_refused_in_words(tray_dev: Path, profile_path: Path,
                                                            tmp_path: Path) -> None:
     existing = tmp_path / "out.png"

@@ -19,6 +19,7 @@ from rich.table import Table
 
 from controller.cli._render import console, counts_text
 from controller.cli._words import say
+from controller.verify import question_text
 from controller.wording import counts_phrase
 
 
@@ -77,7 +78,6 @@ def _run(args: argparse.Namespace) -> int:
 def _print_table(results: list[Any]) -> None:
     """One row per image: what was read, in words (``--json`` gives the numbers for programs)."""
 
-
     table = Table(header_style="bold")
     for column in ("image", "cubes", "courtiers", "confidence", "note"):
         table.add_column(say(column))
@@ -87,6 +87,17 @@ def _print_table(results: list[Any]) -> None:
             table.add_row(str(result.path), "—", "—", "", say(f"unusable: {data['reason']}"))
             continue
         table.add_row(str(result.path), counts_text(data["cubes"]), say(counts_phrase(data["courtiers"], empty="none")),
-                      say(f"{data['confidence']:.2f}"),
-                      f"{say('annotated:')} {result.annotated}" if result.annotated else "")
+                      say(f"{data['confidence']:.2f}"), _note(data, result.annotated))
     console().print(table)
+
+
+def _note(data: dict[str, Any], annotated: Path | None) -> str:
+    """A reading the counter is not sure of asks what the station would ask ("Is it 28 or 27
+    black?": the count read first, then the others the counter cannot rule out); then where the
+    annotated photo went."""
+    notes = []
+    if not data["trusted"] and data["alternatives"]:
+        notes.append(say(question_text({c: [o["count"] for o in options] for c, options in data["alternatives"].items()})))
+    if annotated:
+        notes.append(f"{say('annotated:')} {annotated}")
+    return "\n".join(notes)
