@@ -10,7 +10,9 @@ on the rest. The rule is by scene number so that anyone can recompute it:
   guard: docs/counter.md; 4745 rendered with ``--n-test 12 --twins 3``, fixed before rendering,
   8 first, which the renderer refuses: it needs at least 11 scenes; 4746 likewise with
   ``--n-test 12 --twins 3``, fixed before rendering; 4747 piles, ``--n-test 12 --cubes 30,45``
-  with no twins, fixed before rendering, to judge the count most likely right where it acts);
+  with no twins, fixed before rendering, declared to judge the count most likely right in piles;
+  that rule was withdrawn on tuning seed 5151 before any of 4747 was read, so it judges the counter
+  on piles);
 * tuning: ``tray_train/test/tNNNN`` with ``NNNN % 3 != 0``, ``tray_dev/test`` and every set's
   calibration shots.
 """

@@ -48,12 +48,3 @@ def colour_hidden_mean(count: int, seen: int) -> float:
     colours alike)."""
     return hidden_mean(seen) * count / seen if seen > 0 else 0.0
 
-
-def at_least_hidden(hidden: int, mean: float) -> float:
-    """P(at least ``hidden`` cubes lie unseen), the hidden cubes a Poisson count of ``mean``."""
-    if hidden <= 0:
-        return 1.0
-    if mean <= 0.0:
-        return 0.0
-    below = sum(math.exp(-mean + k * math.log(mean) - math.lgamma(k + 1)) for k in range(hidden))
-    return max(0.0, 1.0 - below)

@@ -6,10 +6,7 @@ the pieces under it (ground truth), which says how often a reading of each kind 
 much: ``P(delta | kind)`` for delta in -2..+2 cubes (``doubt_model.json``, written by
 ``calibration/fit_counter_doubt.py``). Cubes that no patch stood for are a rate per counted cube
 (Poisson). A colour's possible counts are its count plus the sum of its patches' deltas and the
-missed cubes. Each colour's count is the one most likely *right* (:func:`likeliest_right`): the
-camera must count every cube a quarter visible, and may count one that lies in the tray showing
-less, so where a pile likely hides cubes (:mod:`vision.hidden`) a count one above the likeliest
-seen can be the safer reading. The frame is exact with the product of each colour's chosen count's
+missed cubes; the frame is right with the product of each colour's most probable count's
 probability. ``trusted`` is that product at or above ``trust_p``, set on the tuning renders so
 that no trusted reading there was wrong (with a margin); a colour whose counts other than the
 likeliest have together at least ``doubt_min`` goes into ``alternatives``.
@@ -28,7 +25,6 @@ from vision.counter.frame import Core, Frame
 from vision.counter.merged import Count
 from vision.counter.patch_model import PatchModel, blend, features
 from vision.counter.patch_net import PatchNet, fits
-from vision.hidden import at_least_hidden, colour_hidden_mean
 
 MODEL_PATH = Path(__file__).with_name("doubt_model.json")
 DELTAS = (-2, -1, 0, 1, 2)
@@ -261,7 +257,6 @@ class DoubtModel:
         doubtful: set[int] = set()
         p_right = 1.0 if complete else 0.95
         cover = p_right
-        seen = sum(cubes.values())
         weakest: tuple[float, str, list[tuple[int, float]]] | None = None
         for colour, n in cubes.items():
             mine = by_colour.get(colour, [])
@@ -269,9 +264,7 @@ class DoubtModel:
             dist = self.colour_distribution(n, [c for _, c in mine] + [Count(0, "leftover")] * len(pseudo),
                                             [table[i] for i, _ in mine] + pseudo)
             ranked = sorted(dist.items(), key=lambda kv: (-kv[1], abs(kv[0] - n)))
-            best = likeliest_right(dist, n, colour_hidden_mean(n, seen))
-            ranked = [(best, dist[best])] + [kv for kv in ranked if kv[0] != best]
-            p_best = dist[best]
+            best, p_best = ranked[0]  # the stages' count unless the model finds another more probable
             out_cubes[colour] = best
             p_right *= p_best
             # The count and its likeliest rivals: at least the runner-up, at most four in all.
@@ -301,21 +294,6 @@ class DoubtModel:
         if trusted:
             alternatives, doubtful, cover = {}, set(), p_right
         return Verdict(out_cubes, trusted, p_right, alternatives, doubtful, min(cover, 1.0))
-
-
-def likeliest_right(dist: dict[int, float], n: int, hidden_mean: float) -> int:
-    """The count of a colour most likely right, from ``dist`` (P(the camera should count k): the
-    cubes at least a quarter visible) and ``hidden_mean`` (the colour's expected cubes showing less,
-    :func:`vision.hidden.colour_hidden_mean`). A count c is right when it lies between the cubes the
-    camera should count and the cubes in the tray: P(right | c) = sum over k <= c of P(k) P(at
-    least c - k hidden). Without hidden cubes that is the likeliest count; in a pile, where one
-    cube in two trays of 30-40 lies hidden, a count one above the likeliest is right both where
-    the camera should count it and where the cube it adds is one of the hidden (on the tuning
-    renders: 102 of 112 ``tray_train`` scenes right, 100 with the likeliest). Ties go to the
-    likelier count, then to the one nearer the stages' count ``n``."""
-    def p_right(c: int) -> float:
-        return sum(p * at_least_hidden(c - k, hidden_mean) for k, p in dist.items() if k <= c)
-    return max(dist, key=lambda c: (p_right(c), dist[c], -abs(c - n)))
 
 
 def _rounded(options: list[tuple[int, float]]) -> list[tuple[int, float]]:
