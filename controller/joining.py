@@ -30,7 +30,7 @@ import math
 from collections.abc import Sequence
 
 from controller.verify import beam_likelihood, ledger_faults
-from vision.hidden import colour_hidden_mean
+from vision.hidden import colour_hidden_mean, hidden_count_chance
 from vision.reading import TrayReading
 
 #: What a read gives a count its alternatives do not name, at least (next to the named ones): the
@@ -47,12 +47,6 @@ SPREAD_HIDDEN = 0.2
 MOST_HIDDEN = 5
 #: A colour's counts whose joined weight is below this share of the colour's are not enumerated.
 NEGLIGIBLE = 1e-4
-
-
-def _poisson(k: int, mean: float) -> float:
-    if mean <= 0.0:
-        return 1.0 if k == 0 else 0.0
-    return math.exp(-mean + k * math.log(mean) - math.lgamma(k + 1))
 
 
 def named_counts(read: TrayReading, colour: str) -> dict[int, float]:
@@ -75,7 +69,7 @@ def sight_chance(read: TrayReading, colour: str, in_tray: int, spread: bool = Fa
     for hidden in range(min(in_tray, MOST_HIDDEN) + 1):
         saw = in_tray - hidden
         named_or_floor = named.get(saw, floor * FLOOR_DECAY ** (min(abs(saw - n) for n in named) - 1))
-        chance += named_or_floor * _poisson(hidden, mean)
+        chance += named_or_floor * hidden_count_chance(hidden, mean)
     return chance
 
 

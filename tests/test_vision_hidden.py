@@ -11,6 +11,7 @@ from vision.hidden import (
     HIDDEN_POWER,
     colour_hidden_mean,
     hidden_chance,
+    hidden_count_chance,
     hidden_mean,
 )
 
@@ -28,6 +29,9 @@ def test_hidden_cubes_are_a_distribution_that_grows_with_the_pile() -> None:
 def test_a_colour_hides_its_share_of_the_trays_hidden_cubes() -> None:
     assert colour_hidden_mean(10, 40) == pytest.approx(hidden_mean(40) / 4)
     assert colour_hidden_mean(0, 40) == 0.0 and colour_hidden_mean(3, 0) == 0.0
+    for k in range(-1, 5):  # the colour's count is the same Poisson as the tray's, with its own mean
+        assert hidden_count_chance(k, hidden_mean(40)) == hidden_chance(k, 40)
+    assert hidden_count_chance(0, 0.0) == 1.0 and hidden_count_chance(1, 0.0) == 0.0
 
 
 @pytest.mark.skipif(not (TRAIN / "test").is_dir(), reason="needs the shared training renders")

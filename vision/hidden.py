@@ -34,10 +34,15 @@ def hidden_mean(seen: int) -> float:
 
 def hidden_chance(hidden: int, seen: int) -> float:
     """P(exactly ``hidden`` cubes lie unseen | the camera sees ``seen``)."""
+    return hidden_count_chance(hidden, hidden_mean(seen))
+
+
+def hidden_count_chance(hidden: int, mean: float) -> float:
+    """P(exactly ``hidden`` cubes lie unseen) where ``mean`` are expected: the Poisson count the
+    tray's (:func:`hidden_chance`) and one colour's (:func:`colour_hidden_mean`) hidden cubes are."""
     if hidden < 0:
         return 0.0
-    mean = hidden_mean(seen)
-    if mean == 0.0:
+    if mean <= 0.0:
         return 1.0 if hidden == 0 else 0.0
     return math.exp(-mean + hidden * math.log(mean) - math.lgamma(hidden + 1))
 
@@ -47,4 +52,3 @@ def colour_hidden_mean(count: int, seen: int) -> float:
     ``seen`` in all: the tray's, shared out by what is seen of each colour (a pile hides its
     colours alike)."""
     return hidden_mean(seen) * count / seen if seen > 0 else 0.0
-
