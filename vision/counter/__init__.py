@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from vision.counter import balls, corners, faces, guards, lying, partial, pawns, unlit
 from vision.counter.decide import reading_from_cores
 from vision.counter.doubt import DoubtModel
-from vision.counter.frame import Frame, Prepared, check_frame, lab_lightness_to_grey
+from vision.counter.frame import Frame, Prepared, bgr_frame, lab_lightness_to_grey
 from vision.counter.tuning import TUNING, Tuning
 from vision.plate import PLATE_VIEW, TRAY_VIEW, plate_level
 from vision.profile import ColourProfile
@@ -62,7 +62,7 @@ class TrayCounter:
     def read(self, frame_bgr: NDArray[Any]) -> tuple[TrayReading, Frame | None]:
         """The reading and the frame's state (None when no markers were found)."""
         prep = self.prepared
-        image = check_frame(frame_bgr)
+        image = bgr_frame(frame_bgr)
         try:
             pose = prep.locator.locate(image)
         except NoMarkers as exc:

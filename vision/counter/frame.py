@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from vision.colour import PixelClassifier, lab_to_reflectance, reflectance_to_lab
 from vision.counter.tuning import PPM, TUNING, Tuning
+from vision.imageio import MIN_FRAME_SIZE
 from vision.markers import MarkerLocator
 from vision.plate import TRAY_VIEW
 from vision.profile import ColourProfile
@@ -279,17 +280,26 @@ def roundness(contour: NDArray[Any]) -> float:
     return filled_area(contour) / max(math.pi * rad * rad, 1e-6)
 
 
-def check_frame(frame: NDArray[Any]) -> NDArray[Any]:
+def bgr_frame(frame: NDArray[Any]) -> NDArray[Any]:
+    """The frame as the counter reads it: 8-bit BGR, a BGRA frame without its alpha.
+
+    Raises ``ValueError`` naming the problem for a frame the counter cannot read: not an array, not
+    8-bit, not in colour (a one-channel frame, a camera's luma plane say, would read every cube as
+    black, a silent wrong count), or smaller than :data:`vision.imageio.MIN_FRAME_SIZE` either way
+    round. A three-channel frame of a grayscale picture is the callers' to refuse
+    (:func:`vision.imageio.check_frame`, which the CLI and the drop cycle's readers use): measuring
+    its chroma on every frame would cost the counter about a millisecond."""
     if not isinstance(frame, np.ndarray):
         raise TypeError(f"a frame must be a numpy array, not {type(frame).__name__}")
     if frame.dtype != np.uint8:
         raise ValueError(f"a frame must be 8-bit (uint8), not {frame.dtype}")
-    if frame.ndim == 2:
-        return cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    if frame.ndim == 2 or (frame.ndim == 3 and frame.shape[2] == 1):
+        raise ValueError(f"a frame must be in colour (H x W x 3, BGR), not one channel {frame.shape}: "
+                         "the cubes' colours cannot be told apart")
     if frame.ndim != 3 or frame.shape[2] not in (3, 4):
         raise ValueError(f"a frame must be H x W x 3 (BGR), not {frame.shape}")
-    if frame.shape[2] == 4:
-        return cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
-    if frame.shape[0] < 240 or frame.shape[1] < 320:
-        raise ValueError(f"a frame of {frame.shape[1]}x{frame.shape[0]} is too small to read the tray")
-    return frame
+    height, width = frame.shape[:2]
+    small, large = sorted((width, height)), sorted(MIN_FRAME_SIZE)
+    if small[0] < large[0] or small[1] < large[1]:
+        raise ValueError(f"a frame of {width}x{height} is too small to read the tray")
+    return cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR) if frame.shape[2] == 4 else frame
