@@ -162,3 +162,21 @@ def test_a_marker_touched_by_the_walls_edge_is_still_found(scenes: list[Image]) 
     after = locator.locate(_shifted(touched, 3.0, 0.0))  # moved a little: found again in the windows
     assert after.marker_ids == (0, 1, 2, 3) and whole_frame.searches == 0
     assert np.abs(_plate_points(after) - untouched - np.array([3.0, 0.0])).max() < 3.0
+
+
+def test_markers_lost_in_a_frame_smaller_than_the_stations_are_blamed_on_its_size(scenes: list[Image]) -> None:
+    """A camera set to 640 x 480 shows the markers too few pixels across to find: the reason names
+    the frame's size and the station's, not the plate's light; a frame as wide as the station's, cut
+    so that markers fall outside it, is blamed on what covers them, as before."""
+    from vision.rectify import NoMarkers
+
+    frame = scenes[0]
+    height, width = frame.shape[:2]
+    small = cv2.resize(frame, (640, 480), interpolation=cv2.INTER_AREA)
+    with pytest.raises(NoMarkers, match=r"in this 640 x 480 frame: the station reads frames of 1280 x 960"):
+        MarkerLocator().locate(small)
+    cut = frame[height // 3:, :]  # the markers along the top cut away; as wide as before
+    with pytest.raises(NoMarkers) as lost:
+        MarkerLocator().locate(cut)
+    assert "frame" not in str(lost.value) and "covering them" in str(lost.value)
+    assert MarkerLocator().locate(cv2.resize(frame, (width * 3 // 4, height * 3 // 4), interpolation=cv2.INTER_AREA))

@@ -31,6 +31,11 @@ POSE_REUSE_PX = 0.1
 """Corners that moved less than this since the last fitted pose keep that pose (a still camera's
 corners move by sensor noise alone)."""
 MIN_MARKERS = 3  # a pose needs three of the four markers (twelve corners)
+STATION_FRAME = (1280, 960)
+"""The station camera's frame size (``camera.width`` x ``camera.height``; the spec's smaller one). The
+markers are searched at half size, and in a frame much smaller than this they may be too few pixels
+across to be found: on the tuning renders scaled down, all found at 0.75 of the size, half of them at
+0.625 and none at 0.5. Where too few are found in a smaller frame, the reason says so."""
 
 
 class MarkerLocator:
@@ -203,6 +208,13 @@ class MarkerLocator:
             gray = frame_bgr if frame_bgr.ndim == 2 else cv2.extractChannel(frame_bgr, 1)
             found = self.detect(gray, windows)  # the windows cut above, not cut again
             shape = gray.shape[:2]
+        if len(found) < MIN_MARKERS and smaller_than_station_frame(shape):
+            height, width = shape[:2]
+            seen = f"only {len(found)} of the 4 plate markers found (ids {sorted(found)})" if found else \
+                "no plate markers found (ids 0-3)"
+            raise NoMarkers(f"{seen} in this {width} x {height} frame: the station reads frames of "
+                            f"{STATION_FRAME[0]} x {STATION_FRAME[1]}, where the markers are large enough to find; "
+                            "set the camera to that size")
         if not found:
             raise NoMarkers("no plate markers found (ids 0-3): is the plate in view and lit?")
         if len(found) < MIN_MARKERS:
@@ -217,6 +229,13 @@ class MarkerLocator:
         pose = fit_pose(found, shape[1], shape[0])
         self._last_pose, self._pose_corners, self._pose_shape = pose, found, shape
         return pose
+
+
+def smaller_than_station_frame(shape: tuple[int, ...]) -> bool:
+    """Whether a frame of ``shape`` (rows, columns ...) is narrower than :data:`STATION_FRAME` along
+    its longer side: the camera then sees the plate with fewer pixels a millimetre (a frame cut to
+    another shape, as wide as the station's, is not: its markers are as large)."""
+    return max(shape[:2]) < max(STATION_FRAME)
 
 
 def _markers_in(detector: cv2.aruco.ArucoDetector, small: Array) -> tuple[list[Array], list[int]]:
