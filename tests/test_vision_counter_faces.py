@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import simulation.synthetic_profile as calibration_synthetic
-from vision.colour import BACKGROUND, COLOUR_CODES, lab_to_reflectance
+from vision.colour import BACKGROUND, COLOUR_CODES, bgr_to_lab, lab_to_reflectance
 from vision.counter import faces
 from vision.counter.frame import Frame, Prepared
 from vision.counter.tuning import PPM
@@ -111,3 +111,39 @@ def test_seam_bound_looked_up_is_the_float_bound(prep: Prepared) -> None:
     t = prep.tuning
     expected = depth.astype(np.float32) <= t.SEAM_DEPTH * closed + t.SEAM_FLOOR
     assert np.array_equal(depth <= prep.seam_limit[closed.astype(np.uint8)], expected)
+
+
+def _red_face_at(prep: Prepared, gate_distance: float) -> tuple[Frame, float]:
+    """A floor with one whole red face (9 x 9 mm, labelled red), darkened until its mean colour lies
+    at least ``gate_distance`` (Mahalanobis^2) from red's model; returns the frame and the distance."""
+    model = prep.models["red"]
+    for step in range(400):
+        bgr = _painted(prep, "red", dl=-0.25 * step)
+        lab = bgr_to_lab(bgr.astype(np.float32).reshape(1, 1, 3), LEVEL).reshape(1, 3)
+        distance = float(model.mahalanobis2(lab)[0])
+        if distance >= gate_distance:
+            break
+    labels = np.full((HEIGHT, WIDTH), BACKGROUND, np.uint8)
+    tray = np.full((HEIGHT, WIDTH, 3), 200, np.uint8)
+    box = _box(30, 30, 9, 9)
+    labels[box], tray[box] = COLOUR_CODES["red"], bgr
+    frame = Frame(None, None, tray, LEVEL)  # type: ignore[arg-type]
+    frame.labels = labels
+    frame.gray = cv2.cvtColor(tray, cv2.COLOR_BGR2GRAY)
+    return frame, distance
+
+
+def test_a_face_darker_than_any_calibrated_top_as_on_a_cube_standing_on_its_corner_is_a_face(prep) -> None:
+    # A cube on its corner turns every face from the ring light: the hexagon's mean lies darker than
+    # any calibrated top (tuning 5410 t0006: a red one 97 % visible at 13.3, dropped at the old gate
+    # of 12 and read as no red at all).
+    frame, distance = _red_face_at(prep, 13.3)
+    assert 13.3 <= distance < prep.tuning.FACE_GATE
+    assert [c.colour for c in faces.cores(prep, frame)] == ["red"]
+
+
+def test_a_patch_far_darker_than_its_colour_is_no_face(prep) -> None:
+    # The gate still holds: a patch's pixels may each pass a colour, its mean must be near it too.
+    frame, distance = _red_face_at(prep, 1.5 * prep.tuning.FACE_GATE)
+    assert distance >= prep.tuning.FACE_GATE
+    assert faces.cores(prep, frame) == []

@@ -36,7 +36,11 @@ class Tuning:
     # A visible face is a convex patch; the crevices and shadows between cubes that pass for black
     # are ragged. Cores filling less of their convex hull are not faces.
     MIN_SOLIDITY: float = 0.6
-    FACE_GATE: float = 12.0  # Mahalanobis^2 of a face's mean colour against its colour's model
+    # Mahalanobis^2 of a face's (or a strip's) mean colour against its colour's model, which is
+    # fitted to the calibration shots' pixels. A cube on its corner turns every face from the ring
+    # light: its hexagon's mean lies darker than any calibrated top (tuning 5410 t0006: a red one at
+    # 13.3, read as no red at all at 12). 16: chi-square with 3 degrees of freedom at 0.001.
+    FACE_GATE: float = 16.0
     MAX_FACE_LENGTH_MM: float = 1.1 * math.sqrt(2) * g.CUBE_EDGE_MM  # a face's diagonal, magnified
     # A crevice between cubes is thin: a long patch with an inscribed radius of a quarter face's
     # corner (5 x 5 mm) or more is cube, not crevice (on the tuning renders such patches held two
