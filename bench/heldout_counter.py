@@ -6,7 +6,9 @@ scenes (``bench/heldout.py``: ``tray_train/test/tNNNN`` with ``NNNN % 3 == 0``; 
 fresh ``--data`` folder) and prints:
 
 * scenes exact: every colour's count equals its ``visible_cubes`` (courtiers their visible ones);
-* scenes right (the issue's measure): every colour between its ``visible_cubes`` and its ``cubes``;
+* scenes right (the issue's measure): every colour between its ``visible_cubes`` and its ``cubes``,
+  and (stricter than the issue, which names cubes only) its courtiers between its
+  ``visible_courtiers`` and its ``courtiers``: a courtier misread is a wrong reading on the page;
   a scene with a foreign object is right when it is refused, or (a coin) when the coin is counted
   as nothing;
 * cube error: cubes outside that bracket (summed over colours) over all cubes, clean scenes only
