@@ -41,12 +41,12 @@ def _black(prep: Prepared, lift_sd: float) -> np.ndarray:
     return _painted(prep, "black", dl=lift_sd * math.sqrt(prep.profile.colours["black"].cov[0][0]))
 
 
-def _frame(patches: list[tuple[tuple[slice, slice], np.ndarray]]) -> Frame:
-    """A floor with each box painted its colour and labelled black, as the classifier would."""
+def _frame(patches: list[tuple[tuple[slice, slice], np.ndarray]], label: str = "black") -> Frame:
+    """A floor with each box painted its colour and labelled ``label``, as the classifier would."""
     labels = np.full((HEIGHT, WIDTH), BACKGROUND, np.uint8)
     tray = np.full((HEIGHT, WIDTH, 3), 200, np.uint8)
     for box, bgr in patches:
-        labels[box] = COLOUR_CODES["black"]
+        labels[box] = COLOUR_CODES[label]
         tray[box] = bgr
     frame = Frame(None, None, tray, LEVEL)  # type: ignore[arg-type]
     frame.labels = labels
@@ -123,14 +123,7 @@ def _red_face_at(prep: Prepared, gate_distance: float) -> tuple[Frame, float]:
         distance = float(model.mahalanobis2(lab)[0])
         if distance >= gate_distance:
             break
-    labels = np.full((HEIGHT, WIDTH), BACKGROUND, np.uint8)
-    tray = np.full((HEIGHT, WIDTH, 3), 200, np.uint8)
-    box = _box(30, 30, 9, 9)
-    labels[box], tray[box] = COLOUR_CODES["red"], bgr
-    frame = Frame(None, None, tray, LEVEL)  # type: ignore[arg-type]
-    frame.labels = labels
-    frame.gray = cv2.cvtColor(tray, cv2.COLOR_BGR2GRAY)
-    return frame, distance
+    return _frame([(_box(30, 30, 9, 9), bgr)], "red"), distance
 
 
 def test_a_face_darker_than_any_calibrated_top_as_on_a_cube_standing_on_its_corner_is_a_face(prep) -> None:
