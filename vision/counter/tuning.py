@@ -39,7 +39,8 @@ class Tuning:
     # Mahalanobis^2 of a face's (or a strip's) mean colour against its colour's model, which is
     # fitted to the calibration shots' pixels. A cube on its corner turns every face from the ring
     # light: its hexagon's mean lies darker than any calibrated top (tuning 5410 t0006: a red one at
-    # 13.3, read as no red at all at 12). 16: chi-square with 3 degrees of freedom at 0.001.
+    # 13.3, read as no red at all at 12). 16: just inside the gate each pixel passed
+    # (vision.colour.GATE_COLOUR, 16.3, chi-square's 99.9 % point for 3 degrees of freedom).
     FACE_GATE: float = 16.0
     MAX_FACE_LENGTH_MM: float = 1.1 * math.sqrt(2) * g.CUBE_EDGE_MM  # a face's diagonal, magnified
     # A crevice between cubes is thin: a long patch with an inscribed radius of a quarter face's
