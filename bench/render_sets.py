@@ -10,6 +10,9 @@ mix of test scenes from a seed. The counter's figures also need:
 * ``--spread``: every scene spread in one layer, with no foreign object. This is the kind of tray
   the counter reads after a shake, for tuning.
 * ``--foreign coin,finger``: every scene given a coin or a finger, in turn, for the guards.
+* ``--courtiers``: every scene given one to three courtiers of its own (not green) colours, where
+  the renderer gives them to only six scenes of a set: courtiers lying on piles are the counter's
+  commonest miss, and a set of ordinary size holds too few of them to tune on.
 
 A set that judges the counter must be declared held out (``HELD_OUT_RENDER_SEEDS`` in
 ``calibration/fit_counter_doubt.py``) and committed before it is rendered; the script says whether
@@ -46,6 +49,7 @@ RENDERER = SHARED / "tools" / "tray_render"
 SAMPLES = 16  # the renderer's default, as tray_dev and tray_train were rendered
 TWIN_SUFFIXES = ("s", "s2", "s3")
 FOREIGN = ("coin", "finger")
+COURTIERS_PER_SCENE = (1, 3)  # as the renderer gives its six scenes with courtiers
 
 Spec = dict[str, Any]
 
@@ -55,12 +59,24 @@ def spread_placement(rng: np.random.Generator) -> dict[str, Any]:
     return {"mode": "flat", "min_gap": float(rng.uniform(0.0, 0.25)), "standing_p": 0.6}
 
 
+def with_courtiers(scene: Spec, rng: np.random.Generator) -> None:
+    """Give ``scene`` courtiers, if it has none and has cubes of a player's colour: one to three,
+    each of a colour its cubes have (a courtier joins a battle with its player's army)."""
+    colours = sorted({c for c in scene["cube_list"] if c != "green"})
+    if scene["courtier_list"] or not colours:
+        return
+    lo, hi = COURTIERS_PER_SCENE
+    scene["courtier_list"] = [str(c) for c in rng.choice(colours, int(rng.integers(lo, hi + 1)))]
+
+
 def variants(specs: list[Spec], seed: int, *, twins: int = 0, spread: bool = False,
-             foreign: tuple[str, ...] = ()) -> list[Spec]:
+             foreign: tuple[str, ...] = (), courtiers: bool = False) -> list[Spec]:
     """The specs to render from the renderer's test ``specs`` of ``seed``: the scenes themselves
     (spread in one layer and clean with ``spread``; each given ``foreign[i % len(foreign)]`` with
-    ``foreign``), then ``twins`` shaken twins of every clean scene. Every random choice is seeded
-    by ``(seed, scene)``, so a set is the same each time it is made."""
+    ``foreign``; each given courtiers with ``courtiers``), then ``twins`` shaken twins of every
+    clean scene. Every random choice is seeded by ``(seed, scene)``, so a set is the same each time
+    it is made; the courtiers draw from a stream of their own, so a set made without them is the
+    same as before they could be asked for."""
     if twins > len(TWIN_SUFFIXES):
         raise ValueError(f"at most {len(TWIN_SUFFIXES)} twins a scene, not {twins}")
     if spread and foreign:
@@ -76,6 +92,8 @@ def variants(specs: list[Spec], seed: int, *, twins: int = 0, spread: bool = Fal
             scene.update(foreign=None, sim=spread_placement(rng), scene_seed=int(rng.integers(2**31)))
         elif foreign:
             scene["foreign"] = foreign[i % len(foreign)]
+        if courtiers:
+            with_courtiers(scene, np.random.default_rng(np.random.SeedSequence([seed, 8, i])))
         out.append(scene)
         if scene["foreign"] is not None:
             continue  # a frame with a coin or a finger is refused: it is not read again after a shake
@@ -104,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--twins", type=int, default=0, help="shaken twins of every clean scene (0-3)")
     ap.add_argument("--spread", action="store_true", help="every scene spread in one layer, clean")
     ap.add_argument("--foreign", default="", help="coin,finger: every scene given one of these, in turn")
+    ap.add_argument("--courtiers", action="store_true", help="every scene given 1-3 courtiers of its colours")
     ap.add_argument("--only", default="", help="comma-separated name prefixes to render (test/t0007 and its twins)")
     args = ap.parse_args(argv)
     if not (RENDERER / "render.py").is_file():
@@ -119,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     cubes = tuple(int(v) for v in args.cubes.split(",")) if args.cubes else None
     try:
         todo = variants(render.make_specs(args.seed, args.n_test, cubes), args.seed, twins=args.twins,
-                        spread=args.spread, foreign=tuple(f for f in args.foreign.split(",") if f))
+                        spread=args.spread, foreign=tuple(f for f in args.foreign.split(",") if f),
+                        courtiers=args.courtiers)
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2

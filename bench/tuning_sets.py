@@ -38,6 +38,7 @@ class TuningSet:
     cubes: tuple[int, int] | None = None  # cubes per scene, LO..HI, instead of the renderer's mix
     twins: int = 0  # shaken twins of every clean scene
     foreign: str = ""  # coin,finger: every scene given one, in turn
+    courtiers: bool = False  # every scene given one to three courtiers of its colours
     what: str = ""
 
     @property
@@ -53,6 +54,8 @@ class TuningSet:
             out += ["--twins", str(self.twins)]
         if self.foreign:
             out += ["--foreign", self.foreign]
+        if self.courtiers:
+            out.append("--courtiers")
         return out
 
 
@@ -70,6 +73,8 @@ TUNING_SETS = (
     TuningSet(5408, 16, foreign="coin", what="a coin in every scene: the coin guard's"),
     TuningSet(5409, 12, (20, 45), twins=3, what="piles, three shaken twins: the shaking gate's"),
     TuningSet(5410, 40, (25, 45), what="piles no shipped model was fitted on: for judging a change to the decision out of sample"),
+    TuningSet(5411, 40, (20, 45), courtiers=True,
+              what="piles, every one with courtiers: the courtier stages' (courtiers on piles, the commonest miss)"),
 )
 
 

@@ -56,6 +56,35 @@ def test_foreign_objects_go_to_the_scenes_in_turn_and_get_no_twins() -> None:
                                                         ("test/t0003", "coin")]
 
 
+def test_courtiers_go_to_every_scene_in_its_own_colours_and_to_its_twins() -> None:
+    specs = _specs()
+    specs[3]["cube_list"] = ["blue", "green", "green"]
+    out = _bench().variants(specs, 5411, twins=1, courtiers=True)
+    by_name = {s["name"]: s for s in out}
+    for name, colours in (("test/t0001", {"red"}), ("test/t0003", {"blue"})):
+        courtiers = by_name[name]["courtier_list"]
+        assert 1 <= len(courtiers) <= 3 and set(courtiers) <= colours  # never green: peasants have none
+        assert by_name[name + "s"]["courtier_list"] == courtiers  # the twin is the same tray shaken
+
+
+def test_asking_for_courtiers_leaves_everything_else_of_a_set_as_it_was() -> None:
+    bench = _bench()
+    plain, rich = bench.variants(_specs(), 5411, twins=2), bench.variants(_specs(), 5411, twins=2, courtiers=True)
+    for a, b in zip(plain, rich, strict=True):
+        assert {k: v for k, v in a.items() if k != "courtier_list"} == {k: v for k, v in b.items() if k != "courtier_list"}
+
+
+def test_a_scene_that_has_courtiers_or_only_peasants_is_given_none() -> None:
+    bench = _bench()
+    specs = _specs()
+    specs[1]["courtier_list"] = ["red"]
+    specs[3]["cube_list"] = ["green"] * 3
+    out = bench.variants(specs, 5411, courtiers=True)
+    assert out[0]["courtier_list"] == ["red"]  # kept as the renderer gave it
+    assert set(out[1]["courtier_list"]) == {"red"}
+    assert out[2]["courtier_list"] == []
+
+
 @pytest.mark.parametrize("options, message", [
     ({"twins": 4}, "at most 3 twins"),
     ({"spread": True, "foreign": ("coin",)}, "not both"),

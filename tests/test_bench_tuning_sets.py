@@ -25,6 +25,7 @@ def test_a_sets_options_are_the_render_scripts() -> None:
     command = bench.render_command(Path("/renders"), coins, Path("/venv/python"))
     assert command[0] == "/venv/python" and command[1].endswith("bench/render_sets.py")
     assert command[2:] == ["--seed", "5408", "--n-test", "16", "--foreign", "coin", "--data", "/renders/r5408"]
+    assert bench.TuningSet(5411, 40, (20, 45), courtiers=True).options()[-1] == "--courtiers"
 
 
 def test_extras_name_only_the_sets_with_images_at_hand(tmp_path: Path) -> None:
