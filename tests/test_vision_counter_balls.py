@@ -185,12 +185,15 @@ def _shading(frame: Frame) -> float:
 
 
 def test_a_deeply_shaded_head_between_cubes_of_its_colour_is_a_head(prep) -> None:
-    """Black cubes on two sides put black in a third of a black head's rim, more than a head may
-    have (``BALL_MAX_RIM_SHARE``); a head shaded as deeply as no face is (``BALL_DEEP_SHADING``)
+    """Black cubes on three sides put black in more of a black head's rim than a head may have
+    (``BALL_MAX_RIM_SHARE``); a head shaded as deeply as no face is (``BALL_DEEP_SHADING``)
     may have up to ``BALL_MAX_RIM_SHARE_DEEP``. The same circle shaded as a face's edge is not a head
     (tuning seed 5151 `t0040`: a black cube shaded 0.38, its rim 0.49 black)."""
     t = prep.tuning
+    r = 4.8 * PPM
     deep, shallow = _deep_black_head(200), _deep_black_head(60)
+    for frame in (deep, shallow):  # a third cube, on the left
+        _cube_face(frame, "black", 150 - r - 10 * PPM, 150 - r, 120 - 6 * PPM, 120 + 6 * PPM)
     ring, rim = _shares(deep, "black")
     assert ring > t.BALL_MAX_RING_SHARE and t.BALL_MAX_RIM_SHARE < rim <= t.BALL_MAX_RIM_SHARE_DEEP
     assert _shading(deep) >= t.BALL_DEEP_SHADING > _shading(shallow) >= t.BALL_MIN_SHADING_BLACK
@@ -367,3 +370,15 @@ def test_a_lightly_shaded_circle_with_its_colour_in_the_ring_needs_a_heads_shadi
     assert balls(prep, frame) == []
     lenient = Prepared(calibration_synthetic.synthetic_profile(), dataclasses.replace(t, BALL_MAX_RING_SHARE=1.0))
     assert [c for *_, c in balls(lenient, frame)] == ["purple"]
+
+
+def test_a_head_whose_shading_leaves_most_pixels_unclassed_is_still_a_head(prep) -> None:
+    """A ball's shaded rim falls outside every colour class: of the pixels that have a class most
+    are its colour, though they are under half of the disc (tuning 5411, two heads at 0.40)."""
+    frame = _ball("red")
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    d = np.hypot(xx - 150.0, yy - 120.0) / (4.8 * PPM)
+    frame.labels[(d > 0.5) & (d <= 1.0)] = UNKNOWN  # about 0.6 of the inner disc unclassed
+    assert [c for *_, c in balls(prep, frame)] == ["red"]
+    frame.labels[(d > 0.3) & (d <= 1.0)] = UNKNOWN  # about 0.85 unclassed: too little of any colour
+    assert balls(prep, frame) == []

@@ -34,7 +34,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import CODE_COLOUR, COLOUR_CODES
+from vision.colour import CODE_COLOUR, COLOUR_CODES, UNKNOWN
 from vision.counter.frame import Core, Frame, Prepared, box_mask, largest_contour, replace_cores, roundness
 from vision.counter.merged import parts, summits
 from vision.counter.tuning import PPM
@@ -93,7 +93,9 @@ def balls(prep: Prepared, frame: Frame) -> list[tuple[float, float, float, str]]
         counts = np.bincount(codes[(codes >= 1) & (codes <= len(COLOUR_CODES))], minlength=len(COLOUR_CODES) + 1)
         code = int(np.argmax(counts))
         colour = CODE_COLOUR.get(code)
-        if colour is None or colour not in prep.pawn_l or counts[code] < t.BALL_MIN_COLOUR_SHARE * inner.sum():
+        classified = np.count_nonzero(codes != UNKNOWN)
+        if (colour is None or colour not in prep.pawn_l or counts[code] < t.BALL_MIN_COLOUR_SHARE * classified
+                or counts[code] < t.BALL_MIN_PAINTED_SHARE * inner.sum()):
             continue
         grey = frame.gray[y0:y1, x0:x1][inner].astype(np.float32)
         shading = float(grey.std()) / max(float(grey.mean()), 1.0)
