@@ -101,8 +101,8 @@ class Tuning:
     BALL_PERFECTNESS: float = 0.75
     # Inside 0.8 radii a head holds its colour in at least BALL_MIN_COLOUR_SHARE of the pixels that
     # have a class, and in BALL_MIN_PAINTED_SHARE of all: its shaded rim and highlight fall outside
-    # every class (tuning 5411: two heads held 0.40 of their colour, 0.95-1.00 of those classed; no
-    # circle that is not a head, of 219 on the clean tuning scenes, passed with it).
+    # every class (tuning 5411: two heads held 0.40 of their colour, 0.95-1.00 of those classed; of
+    # the 219 circles of a courtier colour on the clean tuning scenes that are not heads, none passed).
     BALL_MIN_COLOUR_SHARE: float = 0.5
     BALL_MIN_PAINTED_SHARE: float = 0.3
     BALL_MIN_SHADING: float = 0.15
@@ -114,8 +114,9 @@ class Tuning:
     # on a head (8 of 16 at most 0.25), and 0.33-0.65 elsewhere (54: faces' corners going on past
     # the circle). Two readings changed, both for the better (docs/counter-figures.md).
     # Raised to 0.32 on tuning seed 5411 (40 piles with courtiers): two heads beside cubes of their
-    # colour held 0.28 and 0.31 of it there, while no other circle of the 219 on the clean tuning
-    # scenes held under 0.34 (0.33 the least seen before). Only those two readings moved.
+    # colour held 0.28 and 0.31 of it there, while no other of the 219 circles of a courtier colour
+    # on the clean tuning scenes that is mostly that colour held under 0.34 (0.33 the least seen
+    # before). With the share above, only two readings moved (5411 t0007, t0013).
     BALL_MAX_RIM_SHARE: float = 0.32
     # A head shaded as deeply as no face is may have more of its colour in its rim: cubes of its
     # colour on two sides. On 308 tuning frames (those above, and seeds 31 and 9494 as rendered so
