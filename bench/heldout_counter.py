@@ -10,7 +10,8 @@ fresh ``--data`` folder) and prints:
   and (stricter than the issue, which names cubes only) its courtiers between its
   ``visible_courtiers`` and its ``courtiers``: a courtier misread is a wrong reading on the page;
   a scene with a foreign object is right when it is refused, or (a coin) when the coin is counted
-  as nothing;
+  as nothing; beneath it, the issue's own measure, the cubes alone (a courtier misread for a cube
+  still moves a colour's cubes, so only a courtier missed or seen where none is differs);
 * cube error: cubes outside that bracket (summed over colours) over all cubes, clean scenes only
   (a refused clean scene misses all its visible cubes); the exact measure beside it;
 * trusted share and wrong-but-trusted (``TrayReading.trusted``; before it existed, the controller's
@@ -177,6 +178,9 @@ class Scored:
     # the scene's read joined with its first k shaken twins, for each k (as the gate joins them):
     # (the likeliest tray content's share, whether it is the tray's content)
     joins: list[tuple[float, bool]] = field(default_factory=list)
+    # right by the issue's own measure: every colour's cubes between visible and in the tray, the
+    # courtiers not judged (a foreign scene as ``right``)
+    cubes_right: bool = False
 
 
 def simulated_beam(total: int, clump: float, name: str) -> int:
@@ -299,12 +303,13 @@ def score(meta: dict, reading: TrayReading, cpu_ms: float, name: str, size: tupl
         exact = not foreign and off_exact == 0 and court_exact
         if foreign:  # a coin counted as nothing is right (issue 9); a finger must be refused
             right = exact = meta.get("foreign_detail", {}).get("type") == "coin" and outside == 0 and court_ok
+        cubes_right = right if foreign else outside == 0
     else:
         outside = off_exact = sum(vis.values())
-        right = exact = foreign
+        right = exact = cubes_right = foreign
     return Scored(name, foreign, reading.usable, exact, right, is_trusted(reading), outside, off_exact,
                   sum(true.values()), cpu_ms, size, float(reading.confidence), stated_p(reading), counted,
-                  vis, true, reading.reason)
+                  vis, true, reading.reason, cubes_right=cubes_right)
 
 
 def run(root: Path, scenes: list[Path]) -> list[Scored]:
@@ -361,6 +366,8 @@ def summary(rows: list[Scored], label: str) -> list[str]:
         f"{label}: {n} scenes ({len(rows) - len(clean)} with a foreign object), {total} cubes in the clean ones",
         f"scenes exact {sum(r.exact for r in rows)}/{n} ({100 * sum(r.exact for r in rows) / n:.1f} %); "
         f"scenes right {sum(r.right for r in rows)}/{n} ({100 * sum(r.right for r in rows) / n:.1f} %)",
+        f"  by the issue's measure (the cubes alone, courtiers not judged): {sum(r.cubes_right for r in rows)}/{n} "
+        f"({100 * sum(r.cubes_right for r in rows) / n:.1f} %)",
         f"cube error {100 * sum(r.outside for r in clean) / max(total, 1):.2f} % of cubes outside "
         f"[visible, in tray] ({sum(r.outside for r in clean)}); exact measure "
         f"{100 * sum(r.off_exact for r in clean) / max(total, 1):.2f} %",

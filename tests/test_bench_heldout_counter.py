@@ -128,3 +128,19 @@ def test_the_gate_is_also_given_on_the_clean_trays_the_game_can_hold() -> None:
     assert lines[2] == "  on the clean trays the game can hold: acts without asking 1/2 (50.0 %)"
     rows[1].cubes = {"green": 20, "red": 3}
     assert not any("game can hold" in line for line in bench.station_summary(rows))
+
+
+def test_a_missed_courtier_is_wrong_by_the_bench_and_right_by_the_issues_measure() -> None:
+    """The bench judges courtiers too; the issue's measure judges the cubes alone: both are printed."""
+    from vision.reading import TrayReading
+
+    bench = _bench()
+    meta = _meta({"red": 3, "blue": 2}, {"purple": 1})
+    missed_courtier = bench.score(meta, TrayReading(cubes={"red": 3, "blue": 2}, courtiers={"purple": 0}),
+                                  1.0, "t1", (1280, 960))
+    assert (missed_courtier.right, missed_courtier.cubes_right) == (False, True)
+    courtier_as_cube = bench.score(meta, TrayReading(cubes={"red": 3, "blue": 2, "purple": 1}, courtiers={}),
+                                   1.0, "t2", (1280, 960))
+    assert (courtier_as_cube.right, courtier_as_cube.cubes_right) == (False, False)
+    lines = bench.summary([missed_courtier, courtier_as_cube], "set")
+    assert "  by the issue's measure (the cubes alone, courtiers not judged): 1/2 (50.0 %)" in lines
