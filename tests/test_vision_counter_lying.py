@@ -167,4 +167,20 @@ def _measured(colour: str, area: float, length: float, width: float, squareness:
 def test_an_outline_wider_than_a_courtiers_base_is_no_lying_pawn(prep, colour, area, length, width, squareness,
                                                                   roundness) -> None:
     assert not looks_like_pawn(prep, _measured(colour, area, length, width, squareness, roundness, prep))
-    assert looks_like_pawn(prep, _measured(colour, area, length, 9.5, squareness, roundness, prep))  # a base wide
+    # a base wide (black is never a lying pawn by its outline alone: the next test)
+    assert looks_like_pawn(prep, _measured("blue", area, length, 9.5, squareness, roundness, prep))
+
+
+@pytest.mark.parametrize(("area", "length", "width", "squareness", "roundness"), [
+    # tilted black cubes, or black cubes partly under another, read as lying courtiers with the
+    # cube missed (tuning seeds 5410 t0001 and 5411 t0037)
+    (86.0, 11.7, 9.4, 0.78, 0.57),
+    (84.1, 12.7, 9.1, 0.73, 0.55),
+])
+def test_a_black_outline_as_long_as_a_lying_courtier_is_no_pawn_by_its_outline(prep, area, length, width,
+                                                                                squareness, roundness) -> None:
+    """Black hardly shades, so its lightness cannot say "pawn"; the lying stage, which also weighs
+    the waist, the hull and the floor around, finds black courtiers on their side."""
+    assert not looks_like_pawn(prep, _measured("black", area, length, width, squareness, roundness, prep))
+    assert looks_like_pawn(prep, _measured("purple", area, length, width, squareness, roundness, prep))
+

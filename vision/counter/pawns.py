@@ -24,7 +24,14 @@ from vision.counter.tuning import FACE_AREA_MM2, PPM
 def looks_like_pawn(prep: Prepared, core: Core) -> bool:
     """Darker than a flat top of its colour (nearer the calibrated pawn's lightness) and round, or
     a lying pawn's long, tapered, rounded outline. A black ball hardly shades, so black needs the
-    round outline of an unbroken core. A core that fills its bounding rectangle is a face."""
+    round outline of an unbroken core. A core that fills its bounding rectangle is a face.
+
+    The lying outline is not enough for black: "darker than its top" says little where the top and
+    the pawn are a few grey levels apart, and every core this branch took for a black courtier on
+    the tuning renders was a cube (tilted, or partly under another: seed 5410 ``t0001``, 5411
+    ``t0037``, and the wider ones of 9494 and ``tray_train`` before the width bar), while each
+    black courtier lying there was found whole by :mod:`vision.counter.lying`, which also weighs its
+    waist, its hull and the floor around it."""
     t = prep.tuning
     if core.colour not in prep.pawn_l:
         return False
@@ -32,7 +39,7 @@ def looks_like_pawn(prep: Prepared, core: Core) -> bool:
     darker = abs(core.lightness - pawn) < abs(core.lightness - top)
     if not darker or core.area_mm2 >= 0.9 * FACE_AREA_MM2 or core.squareness >= t.PAWN_MAX_SQUARENESS:
         return False
-    if (core.length_mm >= t.LYING_PAWN_MIN_LENGTH_MM and core.squareness < t.LYING_PAWN_MAX_SQUARENESS
+    if (core.colour != "black" and core.length_mm >= t.LYING_PAWN_MIN_LENGTH_MM and core.squareness < t.LYING_PAWN_MAX_SQUARENESS
             and t.LYING_PAWN_MIN_WIDTH_MM <= core.width_mm <= t.LYING_PAWN_MAX_WIDTH_MM and core.area_mm2 >= t.LYING_PAWN_MIN_MM2
             and core.roundness >= t.LYING_PAWN_MIN_ROUNDNESS):
         return True
