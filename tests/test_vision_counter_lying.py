@@ -184,3 +184,51 @@ def test_a_black_outline_as_long_as_a_lying_courtier_is_no_pawn_by_its_outline(p
     assert not looks_like_pawn(prep, _measured("black", area, length, width, squareness, roundness, prep))
     assert looks_like_pawn(prep, _measured("purple", area, length, width, squareness, roundness, prep))
 
+
+def _face_core(colour: str, x: float, y: float, side: float = 9.0) -> Core:
+    """A whole face's core (its seams removed): a square ``side`` mm, from ``x, y`` mm."""
+    mask = np.zeros((HEIGHT, WIDTH), np.uint8)
+    cv2.rectangle(mask, _mm(x, y), _mm(x + side, y + side), 1, -1)
+    core = _core(colour, mask)
+    core.squareness, core.length_mm, core.width_mm = 0.97, side, side
+    return core
+
+
+def _with_face(prep: Prepared, frame: Frame, colour: str, x: float, y: float) -> None:
+    """A cube's top of ``colour`` (10 mm, lit as a flat top) painted into ``frame`` from ``x, y`` mm."""
+    face = np.zeros((HEIGHT, WIDTH), np.uint8)
+    cv2.rectangle(face, _mm(x, y), _mm(x + 10, y + 10), 1, -1)
+    frame.labels[face > 0] = COLOUR_CODES[colour]
+    lab = np.array(prep.profile.colours[colour].mean_array, np.float32)
+    lab[0] = prep.top_l[colour]
+    frame.tray[face > 0] = np.clip(lab_to_reflectance(lab)[0] * LEVEL, 0, 255).astype(np.uint8)
+
+
+def test_a_courtier_lying_against_a_cube_of_its_colour_is_found_beside_the_cube(prep) -> None:
+    """Tuning 5411 ``t0033`` and 5410 ``t0020``: a courtier lies on the floor with its base against a
+    cube of its colour; the two join in one patch, too large for a courtier, and the courtier's
+    bell was read as a cube. The cube's whole face is cut out of the patch and the rest is found
+    as the courtier; the cube's face stays a cube."""
+    mask = _courtier_mask(x=50.0, y=40.0)
+    frame = _view(prep, "yellow", mask)
+    _with_face(prep, frame, "yellow", 64.0, 35.0)  # its head touches the cube's side
+    face = _face_core("yellow", 64.5, 35.5)
+    bell = mask.copy()
+    bell[:, _mm(59, 0)[0]:] = 0  # the faces stage kept the bell as a small face
+    cores = [face, _core("yellow", bell)]
+    assert lying_courtiers(prep, frame, "yellow") == []  # the patch as a whole is no courtier
+    found = lying_courtiers(prep, frame, "yellow", cores)
+    assert len(found) == 1 and 12.5 <= found[0][3].length_mm <= 16.5
+    out = lying_as_pawns(prep, frame, cores)
+    assert len(out) == 2 and out[0] is face and out[1].lying
+
+
+def test_two_faces_of_a_colour_joined_leave_no_courtier_when_cut(prep) -> None:
+    """Two cubes side by side, or a cube and a strip of one under it, are no courtier once the
+    whole face is cut out: what is left is too small or too square."""
+    frame = _view(prep, "red", np.zeros((HEIGHT, WIDTH), np.uint8))
+    _with_face(prep, frame, "red", 40.0, 35.0)
+    _with_face(prep, frame, "red", 50.0, 35.0)
+    cores = [_face_core("red", 40.5, 35.5), _face_core("red", 50.5, 35.5)]
+    assert lying_courtiers(prep, frame, "red", cores) == []
+    assert lying_courtiers(prep, frame, "red", cores[:1]) == []  # the other face (not a core) is too square

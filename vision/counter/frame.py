@@ -83,6 +83,7 @@ class Prepared:
         self.reach_kernel = disc(2 * t.FACE_REACH_MM)
         self.pawn_open_kernel = disc(2.0)  # what is left beside a face: slivers along its edges go
         self.k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        self.k5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
         self.hole_kernel = np.ones((max(3, int(round(t.LYING_HOLE_MM * PPM)) | 1),) * 2, np.uint8)  # lying.holes_filled
         self.unlit_box = max(3, int(round(t.UNLIT_BOX_MM * PPM)) | 1)
         self.unlit_clear = max(1, int(round(t.UNLIT_CLEAR_MM * PPM)))  # k3 dilations

@@ -312,6 +312,14 @@ class Tuning:
     # the tuning renders any closing from 1.5 to 3.5 mm (discs, and this square) found the one
     # courtier left in pieces of no class (5404 t0016s2) and changed no other reading.
     LYING_HOLE_MM: float = 2.0
+    # A courtier lying against a cube of its colour joins it in one patch: the whole faces in the
+    # patch (square, LYING_CUT_FACE_SHARE of a face's core) are cut out, widened by LYING_CUT_MM,
+    # and what is left is measured as above (vision.counter.lying.beside_faces), in patches up to
+    # LYING_CUT_MAX_MM2 (a courtier and three faces: a pile's larger patches cost time for nothing).
+    LYING_CUT_FACE_SQUARENESS: float = 0.9
+    LYING_CUT_FACE_SHARE: tuple[float, float] = (0.8, 1.3)
+    LYING_CUT_MM: float = 1.0
+    LYING_CUT_MAX_MM2: float = 400.0
     HAND_AREA_MM2: float = 40.0
     # The tint the plate keeps under an arm's shadow after the white balance (log gains up to about
     # +-0.12 between red and blue), and how far beyond the plate's chroma a hand's colour must be.
