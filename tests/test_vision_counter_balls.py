@@ -382,3 +382,31 @@ def test_a_head_whose_shading_leaves_most_pixels_unclassed_is_still_a_head(prep)
     assert [c for *_, c in balls(prep, frame)] == ["red"]
     frame.labels[(d > 0.3) & (d <= 1.0)] = UNKNOWN  # about 0.85 unclassed: too little of any colour
     assert balls(prep, frame) == []
+
+
+def _deep_head(colour: str, gain: float) -> Frame:
+    """:func:`_deep_black_head` in ``colour``, with a third cube of it on the left: cubes on three sides."""
+    frame = _rim_unlit(_ball(colour))
+    assert frame.gray is not None
+    r = 4.8 * PPM
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    d = np.hypot(xx - 150.0, yy - 120.0) / r
+    frame.gray[d <= 1.0] = (20 + gain * (1 - d[d <= 1.0]) ** 2).astype(np.uint8)
+    _cube_face(frame, colour, 150 + r, 150 + r + 10 * PPM, 120 - 6 * PPM, 120 + 6 * PPM)
+    _cube_face(frame, colour, 150 - 6 * PPM, 150 + r, 120 + r, 120 + r + 10 * PPM)
+    _cube_face(frame, colour, 150 - r - 10 * PPM, 150 - r, 120 - 6 * PPM, 120 + 6 * PPM)
+    return frame
+
+
+def test_a_blue_head_between_blue_cubes_needs_less_shading_than_a_black_one(prep) -> None:
+    """Tuning 5410 ``t0037``: a blue head with blue cubes on three sides, shaded 0.375, was read as a
+    cube. A face of a colour other than black never shades so (0.27 at most on the tuning
+    renders), so ``BALL_DEEP_SHADING`` is lower than ``BALL_DEEP_SHADING_BLACK``: the same picture
+    in blue is a head, in black (whose faces' noise shades them up to 0.38) it is not."""
+    t = prep.tuning
+    blue, black = _deep_head("blue", 68), _deep_head("black", 68)
+    rim = _shares(blue, "blue")[1]
+    assert t.BALL_MAX_RIM_SHARE < rim <= t.BALL_MAX_RIM_SHARE_DEEP
+    assert t.BALL_DEEP_SHADING <= _shading(blue) < t.BALL_DEEP_SHADING_BLACK
+    assert [c for *_, c in balls(prep, blue)] == ["blue"]
+    assert balls(prep, black) == []

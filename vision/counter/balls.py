@@ -15,8 +15,8 @@ fitted into a face or a pile of one colour has its colour all round). A head sta
 cube of its colour has that cube in its ring, but the ball's colour stops at its circle, while a
 face's corners go on past a circle fitted to it: so a circle whose ring holds its colour is still a
 head when at most ``BALL_MAX_RIM_SHARE`` of the rim just outside it (1.0-1.15 radii) is that colour,
-or ``BALL_MAX_RIM_SHARE_DEEP`` where it is shaded as deeply as no face is (``BALL_DEEP_SHADING``:
-cubes of its colour on two sides of a black head). A head whose colour stops at its circle all
+or ``BALL_MAX_RIM_SHARE_DEEP`` where it is shaded as deeply as no face is (``BALL_DEEP_SHADING``,
+``BALL_DEEP_SHADING_BLACK``: cubes of its colour on two or three sides). A head whose colour stops at its circle all
 round (ring clear, at most ``BALL_CLEAR_RIM_SHARE`` of the rim) needs less shading
 (``BALL_MIN_SHADING_CLEAR``, ``BALL_MIN_SHADING_CLEAR_BLACK``): no square face has a rim so clear,
 its corners lie there, and some lights shade a head standing alone hardly more than a face. The
@@ -115,7 +115,8 @@ def balls(prep: Prepared, frame: Frame) -> list[tuple[float, float, float, str]]
         if shading < least:
             continue
         if not clear_ring:
-            most = t.BALL_MAX_RIM_SHARE_DEEP if shading >= t.BALL_DEEP_SHADING else t.BALL_MAX_RIM_SHARE
+            deep = t.BALL_DEEP_SHADING_BLACK if black else t.BALL_DEEP_SHADING
+            most = t.BALL_MAX_RIM_SHARE_DEEP if shading >= deep else t.BALL_MAX_RIM_SHARE
             if rim_share > most:
                 continue
         out.append((float(x), float(y), float(r), colour))

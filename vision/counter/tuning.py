@@ -129,7 +129,14 @@ class Tuning:
     # black) were lost, and no circle that is not a head came near. 0.60 keeps the cap below what
     # a circle inside a patch of its colour has (its rim all its colour); set by judgement, as no
     # deep non-head circle bounds it.
-    BALL_DEEP_SHADING: float = 0.40
+    # The bar 0.40 was set by a black cube (shaded 0.38). Black's low grey makes its noise weigh
+    # more, as for BALL_MIN_SHADING_BLACK; the other courtier colours' flat faces shade far less: on
+    # the clean tuning scenes at hand (tray_dev, tray_train's tuning part, seeds 5410-5412) the 195
+    # circles of red, blue, yellow or purple that hold their colour and are not heads shade 0.27 at
+    # most. Their bar is 0.35 since the fourteenth session (a blue head between three blue cubes,
+    # 5410 t0037, shaded 0.375 with 0.60 of its rim blue, was read as a cube); black's stays 0.40.
+    BALL_DEEP_SHADING: float = 0.35
+    BALL_DEEP_SHADING_BLACK: float = 0.40
     BALL_MAX_RIM_SHARE_DEEP: float = 0.60
     # A head standing alone: its colour stops at its circle all round (at most BALL_CLEAR_RIM_SHARE
     # of the rim, 1.0-1.15 radii, with the ring clear), where a square face fitted with a circle
