@@ -232,3 +232,29 @@ def test_two_faces_of_a_colour_joined_leave_no_courtier_when_cut(prep) -> None:
     cores = [_face_core("red", 40.5, 35.5), _face_core("red", 50.5, 35.5)]
     assert lying_courtiers(prep, frame, "red", cores) == []
     assert lying_courtiers(prep, frame, "red", cores[:1]) == []  # the other face (not a core) is too square
+
+
+def _shaded(prep: Prepared, core: Core, shade: float) -> Core:
+    """``core`` at the lightness ``shade`` of the way from its colour's top to its calibrated pawn."""
+    top, pawn = prep.top_l[core.colour], prep.pawn_l[core.colour]
+    core.lightness = top - shade * (top - pawn)
+    return core
+
+
+@pytest.mark.parametrize(("area", "length", "width", "squareness", "roundness"), [
+    (72.4, 10.4, 8.5, 0.82, 0.65),  # tuning 5412 t0033: courtiers standing near the wall, seen from aside
+    (60.2, 9.7, 7.3, 0.85, 0.67),
+    (49.8, 9.7, 7.0, 0.73, 0.52),
+])
+def test_a_courtier_seen_from_aside_far_darker_than_a_pawn_is_a_pawn(prep, area, length, width, squareness,
+                                                                     roundness) -> None:
+    """As long as a face and not round, a core is taken for a shaded face; far darker than the
+    calibrated pawn (1.6 of the way from top to pawn) and narrower than a face, it is a courtier
+    seen from aside. Just as dark but black (whose shade is noise), or as wide as a face (a leaning
+    cube, 5410 t0006), or only as dark as a pawn, it is not."""
+    def core(colour: str, w: float = width, shade: float = 1.6) -> Core:
+        return _shaded(prep, _measured(colour, area, length, w, squareness, roundness, prep), shade)
+    assert looks_like_pawn(prep, core("yellow"))
+    assert not looks_like_pawn(prep, core("yellow", shade=1.0))
+    assert not looks_like_pawn(prep, core("yellow", w=10.8))
+    assert not looks_like_pawn(prep, core("black"))

@@ -24,7 +24,9 @@ from vision.counter.tuning import FACE_AREA_MM2, PPM
 def looks_like_pawn(prep: Prepared, core: Core) -> bool:
     """Darker than a flat top of its colour (nearer the calibrated pawn's lightness) and round, or
     a lying pawn's long, tapered, rounded outline. A black ball hardly shades, so black needs the
-    round outline of an unbroken core. A core that fills its bounding rectangle is a face.
+    round outline of an unbroken core. A core that fills its bounding rectangle is a face; one as long
+    as a face and not round is a shaded face, unless it is far darker than a pawn and narrower than a
+    face (a courtier seen from aside: its head and its body's shaded side).
 
     The lying outline is not enough for black: "darker than its top" says little where the top and
     the pawn are a few grey levels apart, and every core this branch took for a black courtier on
@@ -43,6 +45,9 @@ def looks_like_pawn(prep: Prepared, core: Core) -> bool:
             and t.LYING_PAWN_MIN_WIDTH_MM <= core.width_mm <= t.LYING_PAWN_MAX_WIDTH_MM and core.area_mm2 >= t.LYING_PAWN_MIN_MM2
             and core.roundness >= t.LYING_PAWN_MIN_ROUNDNESS):
         return True
+    if (core.colour != "black" and core.width_mm <= t.PAWN_DEEP_MAX_WIDTH_MM and core.area_mm2 >= t.PAWN_DEEP_MIN_MM2
+            and top - core.lightness >= t.PAWN_DEEP_SHADE * (top - pawn)):
+        return True  # far darker than a pawn's calibrated shade, narrower than a face: a pawn seen from aside
     if core.length_mm >= t.PAWN_FACE_LENGTH_MM and core.roundness < t.PAWN_FACE_ROUNDNESS:
         return False  # a shaded whole face
     roundness = t.PAWN_ROUNDNESS_BLACK if core.colour == "black" else t.PAWN_ROUNDNESS

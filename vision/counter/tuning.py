@@ -76,6 +76,18 @@ class Tuning:
     # every real head at 9.5 mm or more was 0.75 or rounder.
     PAWN_FACE_LENGTH_MM: float = 9.5
     PAWN_FACE_ROUNDNESS: float = 0.7
+    # A courtier standing near the tray's edge is seen partly from aside: its head and the shaded
+    # side of its body make one core about as long as a face, not round, which the bar above takes
+    # for a shaded face (tuning 5412 t0033: three yellow courtiers, 9.7-10.4 x 7.0-8.5 mm, shaded
+    # 1.58-1.69 of the way from the top's lightness to the calibrated pawn's, read as cubes). A core
+    # of a colour other than black (whose shade is noise) shaded PAWN_DEEP_SHADE or more, no wider
+    # than PAWN_DEEP_MAX_WIDTH_MM and of PAWN_DEEP_MIN_MM2 or more is a pawn. On the clean tuning
+    # scenes (tray_dev, tray_train's tuning part, 5410-5412) the only cube cores of those colours
+    # shaded 1.3 or more were a leaning cube 10.8 mm wide and cube sides under 35 mm2, 5.1 mm wide
+    # at most.
+    PAWN_DEEP_SHADE: float = 1.5
+    PAWN_DEEP_MAX_WIDTH_MM: float = 9.0
+    PAWN_DEEP_MIN_MM2: float = 40.0
     # A pawn lying down: its core (about 12-13 x 9-10 mm) is longer than any whole face's core and
     # tapered; as wide as its base less the seams, most of a face's area, rounded outline.
     LYING_PAWN_MIN_LENGTH_MM: float = 11.0
