@@ -77,6 +77,8 @@ TUNING_SETS = (
               what="piles, every one with courtiers: the courtier stages' (courtiers on piles, the commonest miss)"),
     TuningSet(5412, 40, (20, 45), courtiers=True,
               what="more piles with courtiers: the pile and courtier stages' (5411's misses were too few to fit a bar on)"),
+    TuningSet(5413, 40, courtiers=True,
+              what="the shared mix with courtiers in every scene: the courtier stages' on the scenes the issue is judged on"),
 )
 
 
