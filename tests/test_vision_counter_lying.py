@@ -258,3 +258,22 @@ def test_a_courtier_seen_from_aside_far_darker_than_a_pawn_is_a_pawn(prep, area,
     assert not looks_like_pawn(prep, core("yellow", shade=1.0))
     assert not looks_like_pawn(prep, core("yellow", w=10.8))
     assert not looks_like_pawn(prep, core("black"))
+
+
+def test_a_courtier_lying_against_a_standing_courtiers_head_is_found_beside_it(prep) -> None:
+    """Tuning 5412 ``t0015``: a purple courtier lay with its base against a standing purple
+    courtier's head (found as a ball); the two made one patch and the lying one was read as a cube.
+    The head is cut out as a whole face is, and the rest is the courtier on its side."""
+    mask = _courtier_mask(x=50.0, y=40.0)
+    frame = _view(prep, "purple", mask)
+    head = np.zeros_like(mask)
+    cv2.circle(head, _mm(44.9, 40.0), int(round(4.8 * PPM)), 1, -1)  # touching the bell's base
+    frame.labels[head > 0] = COLOUR_CODES["purple"]
+    ball = _core("purple", head)
+    ball.ball = True
+    bell = mask.copy()
+    bell[:, _mm(59, 0)[0]:] = 0
+    cores = [ball, _core("purple", bell)]
+    assert lying_courtiers(prep, frame, "purple") == []
+    out = lying_as_pawns(prep, frame, cores)
+    assert len(out) == 2 and out[0] is ball and out[1].lying

@@ -64,7 +64,8 @@ def lying_courtiers(prep: Prepared, frame: Frame, colour: str, cores: list[Core]
 
     ``cores``: the frame's cores so far; where a patch is not a lying courtier whole, the whole
     cube faces of its colour in it (:func:`whole_faces`) are cut out of it and what is left is
-    measured again (:func:`beside_faces`): a courtier lying against a cube of its colour."""
+    measured again (:func:`beside_faces`): a courtier lying against a cube of its colour, or against
+    a standing courtier's head (a core marked ``ball``), cut out likewise."""
     assert frame.labels is not None
     t = prep.tuning
     if colour in frame.colour_boxes:  # the colour's pixels in its bounding box, from the faces stage
@@ -76,7 +77,8 @@ def lying_courtiers(prep: Prepared, frame: Frame, colour: str, cores: list[Core]
     mask = cv2.morphologyEx(holes_filled(prep, frame, is_colour, ox, oy), cv2.MORPH_OPEN, prep.k3)
     lo, hi = (a * PPM * PPM for a in t.LYING_AREA_MM2)
     height, width = frame.labels.shape
-    faces = whole_faces(prep, [c for c in cores or [] if c.colour == colour])
+    mine = [c for c in cores or [] if c.colour == colour]
+    faces = whole_faces(prep, mine) + [c for c in mine if c.ball]  # and standing courtiers' heads
     cut_hi = t.LYING_CUT_MAX_MM2 * PPM * PPM
     out: list[tuple[NDArray[np.uint8], int, int, Core]] = []
     # each patch by its outline (far cheaper than labelling components), its pixels drawn back
