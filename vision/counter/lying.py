@@ -18,8 +18,9 @@ around it).
 
 On a pile a courtier often lies against a cube of its own colour, and the two make one patch, too
 large to be a courtier (tuning seeds 5410 and 5411, piles, 5411 with courtiers in every one: 8 of
-the 19 courtiers lying or leaning there, more than 0.4 of each visible). Where a patch is not a courtier whole, the cubes' whole faces in
-it are cut out and what is left is measured with the same bands, the cut left out of the floor
+the 19 courtiers lying or leaning there, more than 0.4 of each visible). Where a patch is not a
+courtier whole, the cubes' whole faces in it (and any standing courtier's head found as a ball)
+are cut out and what is left is measured with the same bands, the cut left out of the floor
 around it.
 
 A courtier's curved, speckled body can leave many of its pixels in no class at all: the faces stage
@@ -107,7 +108,7 @@ def lying_courtier(prep: Prepared, frame: Frame, colour: str, blob: NDArray[np.u
                    cut: NDArray[np.uint8] | None = None) -> Core | None:
     """The core of a lying courtier whose pixels are ``blob`` (its box from ``x, y`` in the tray
     view), or None where the patch is outside any band of ``Tuning.LYING_*``. ``cut``: pixels of the
-    same box cut away from the patch (cube faces), left out of the floor around it."""
+    same box cut away from the patch (cube faces, heads), left out of the floor around it."""
     t = prep.tuning
     lo, hi = (a * PPM * PPM for a in t.LYING_AREA_MM2)
     area = int(cv2.countNonZero(blob))
