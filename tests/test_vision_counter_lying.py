@@ -167,7 +167,7 @@ def _measured(colour: str, area: float, length: float, width: float, squareness:
 def test_an_outline_wider_than_a_courtiers_base_is_no_lying_pawn(prep, colour, area, length, width, squareness,
                                                                   roundness) -> None:
     assert not looks_like_pawn(prep, _measured(colour, area, length, width, squareness, roundness, prep))
-    # a base wide (black is never a lying pawn by its outline alone: the next test)
+    # a base wide (black needs a longer outline: the next test)
     assert looks_like_pawn(prep, _measured("blue", area, length, 9.5, squareness, roundness, prep))
 
 
@@ -177,12 +177,14 @@ def test_an_outline_wider_than_a_courtiers_base_is_no_lying_pawn(prep, colour, a
     (86.0, 11.7, 9.4, 0.78, 0.57),
     (84.1, 12.7, 9.1, 0.73, 0.55),
 ])
-def test_a_black_outline_as_long_as_a_lying_courtier_is_no_pawn_by_its_outline(prep, area, length, width,
-                                                                                squareness, roundness) -> None:
-    """Black hardly shades, so its lightness cannot say "pawn"; the lying stage, which also weighs
-    the waist, the hull and the floor around, finds black courtiers on their side."""
+def test_a_black_outline_needs_a_lying_courtiers_length(prep, area, length, width, squareness, roundness) -> None:
+    """Black hardly shades, so its lightness cannot say "pawn": a black core passes for a lying
+    courtier by its outline only from 13 mm long, where those cubes were 11.7-12.7 mm (the lying
+    stage, which also weighs the waist, the hull and the floor around, finds black courtiers on
+    their side whole); another colour passes from 11 mm."""
     assert not looks_like_pawn(prep, _measured("black", area, length, width, squareness, roundness, prep))
     assert looks_like_pawn(prep, _measured("purple", area, length, width, squareness, roundness, prep))
+    assert looks_like_pawn(prep, _measured("black", area, 13.2, width, squareness, roundness, prep))
 
 
 def _face_core(colour: str, x: float, y: float, side: float = 9.0) -> Core:

@@ -28,12 +28,13 @@ def looks_like_pawn(prep: Prepared, core: Core) -> bool:
     as a face and not round is a shaded face, unless it is far darker than a pawn and narrower than a
     face (a courtier seen from aside: its head and its body's shaded side).
 
-    The lying outline is not enough for black: "darker than its top" says little where the top and
-    the pawn are a few grey levels apart, and every core this branch took for a black courtier on
-    the tuning renders was a cube (tilted, or partly under another: seed 5410 ``t0001``, 5411
-    ``t0037``, and the wider ones of 9494 and ``tray_train`` before the width bar), while each
-    black courtier lying there was found whole by :mod:`vision.counter.lying`, which also weighs its
-    waist, its hull and the floor around it."""
+    A black core must be longer to pass for a lying pawn (``LYING_PAWN_MIN_LENGTH_BLACK_MM``):
+    "darker than its top" says little where the top and the pawn are a few grey levels apart, and
+    every core this outline took for a black courtier on the tuning renders was a cube 11.5-12.7 mm
+    long (tilted, or partly under another: seed 5410 ``t0001``, 5411 ``t0037``, and the wider ones
+    of 9494 and ``tray_train`` before the width bar), while each black courtier lying there was
+    found whole by :mod:`vision.counter.lying`. The simulated station's lying courtiers (13.2 mm
+    cores, too full for the lying stage's bands) are still read by this outline."""
     t = prep.tuning
     if core.colour not in prep.pawn_l:
         return False
@@ -41,7 +42,8 @@ def looks_like_pawn(prep: Prepared, core: Core) -> bool:
     darker = abs(core.lightness - pawn) < abs(core.lightness - top)
     if not darker or core.area_mm2 >= 0.9 * FACE_AREA_MM2 or core.squareness >= t.PAWN_MAX_SQUARENESS:
         return False
-    if (core.colour != "black" and core.length_mm >= t.LYING_PAWN_MIN_LENGTH_MM and core.squareness < t.LYING_PAWN_MAX_SQUARENESS
+    longest = t.LYING_PAWN_MIN_LENGTH_BLACK_MM if core.colour == "black" else t.LYING_PAWN_MIN_LENGTH_MM
+    if (core.length_mm >= longest and core.squareness < t.LYING_PAWN_MAX_SQUARENESS
             and t.LYING_PAWN_MIN_WIDTH_MM <= core.width_mm <= t.LYING_PAWN_MAX_WIDTH_MM and core.area_mm2 >= t.LYING_PAWN_MIN_MM2
             and core.roundness >= t.LYING_PAWN_MIN_ROUNDNESS):
         return True

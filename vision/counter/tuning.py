@@ -91,6 +91,9 @@ class Tuning:
     # A pawn lying down: its core (about 12-13 x 9-10 mm) is longer than any whole face's core and
     # tapered; as wide as its base less the seams, most of a face's area, rounded outline.
     LYING_PAWN_MIN_LENGTH_MM: float = 11.0
+    # Black's shade cannot tell a pawn from a cube in shadow: every black core 11-13 mm long that
+    # this outline took on the tuning renders was a cube (11.5-12.7 mm; vision.counter.pawns).
+    LYING_PAWN_MIN_LENGTH_BLACK_MM: float = 13.0
     LYING_PAWN_MAX_SQUARENESS: float = 0.8
     LYING_PAWN_MIN_WIDTH_MM: float = 0.8 * g.COURTIER_BASE_MM
     LYING_PAWN_MAX_WIDTH_MM: float = 1.0 * g.COURTIER_BASE_MM
