@@ -279,3 +279,13 @@ def test_a_courtier_lying_against_a_standing_courtiers_head_is_found_beside_it(p
     assert lying_courtiers(prep, frame, "purple") == []
     out = lying_as_pawns(prep, frame, cores)
     assert len(out) == 2 and out[0] is ball and out[1].lying
+
+
+def test_a_core_far_darker_than_any_pawn_is_a_shadowed_face(prep) -> None:
+    """Tuning 5413 ``t0038``: a purple cube deep in a pile's shadow (shaded 3.1 of the way from its
+    top to its pawn, where no courtier's core went past 2.0) had a lying courtier's outline and was
+    read as one. Shaded as a courtier is, the same outline is still a courtier."""
+    def core(shade: float) -> Core:
+        return _shaded(prep, _measured("purple", 87.3, 12.0, 9.7, 0.75, 0.49, prep), shade)
+    assert looks_like_pawn(prep, core(1.8))
+    assert not looks_like_pawn(prep, core(3.1))

@@ -40,6 +40,8 @@ def looks_like_pawn(prep: Prepared, core: Core) -> bool:
         return False
     top, pawn = prep.top_l[core.colour], prep.pawn_l[core.colour]
     darker = abs(core.lightness - pawn) < abs(core.lightness - top)
+    if top - core.lightness > t.PAWN_MAX_SHADE * (top - pawn):
+        return False  # far darker than any pawn's curve makes it: a face in a pile's deep shadow
     if not darker or core.area_mm2 >= 0.9 * FACE_AREA_MM2 or core.squareness >= t.PAWN_MAX_SQUARENESS:
         return False
     longest = t.LYING_PAWN_MIN_LENGTH_BLACK_MM if core.colour == "black" else t.LYING_PAWN_MIN_LENGTH_MM
