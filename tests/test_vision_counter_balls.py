@@ -163,17 +163,18 @@ def test_a_circle_on_a_face_beside_another_is_not_a_head(prep) -> None:
     assert balls(prep, frame) == []
 
 
-def _deep_black_head(gain: float) -> Frame:
-    """A black head shaded from its top to a near-black rim (the more ``gain``, the deeper), its
-    outer rim unlit, with black cubes against it on two sides (right and below)."""
-    frame = _rim_unlit(_ball("black"))
+def _deep_black_head(gain: float, colour: str = "black") -> Frame:
+    """A black head (or one of ``colour``) shaded from its top to a near-black rim (the more
+    ``gain``, the deeper), its outer rim unlit, with cubes of its colour against it on two sides
+    (right and below)."""
+    frame = _rim_unlit(_ball(colour))
     assert frame.gray is not None
     r = 4.8 * PPM
     yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
     d = np.hypot(xx - 150.0, yy - 120.0) / r
     frame.gray[d <= 1.0] = (20 + gain * (1 - d[d <= 1.0]) ** 2).astype(np.uint8)
-    _cube_face(frame, "black", 150 + r, 150 + r + 10 * PPM, 120 - 6 * PPM, 120 + 6 * PPM)
-    _cube_face(frame, "black", 150 - 6 * PPM, 150 + r, 120 + r, 120 + r + 10 * PPM)
+    _cube_face(frame, colour, 150 + r, 150 + r + 10 * PPM, 120 - 6 * PPM, 120 + 6 * PPM)
+    _cube_face(frame, colour, 150 - 6 * PPM, 150 + r, 120 + r, 120 + r + 10 * PPM)
     return frame
 
 
@@ -384,27 +385,16 @@ def test_a_head_whose_shading_leaves_most_pixels_unclassed_is_still_a_head(prep)
     assert balls(prep, frame) == []
 
 
-def _deep_head(colour: str, gain: float) -> Frame:
-    """:func:`_deep_black_head` in ``colour``, with a third cube of it on the left: cubes on three sides."""
-    frame = _rim_unlit(_ball(colour))
-    assert frame.gray is not None
-    r = 4.8 * PPM
-    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
-    d = np.hypot(xx - 150.0, yy - 120.0) / r
-    frame.gray[d <= 1.0] = (20 + gain * (1 - d[d <= 1.0]) ** 2).astype(np.uint8)
-    _cube_face(frame, colour, 150 + r, 150 + r + 10 * PPM, 120 - 6 * PPM, 120 + 6 * PPM)
-    _cube_face(frame, colour, 150 - 6 * PPM, 150 + r, 120 + r, 120 + r + 10 * PPM)
-    _cube_face(frame, colour, 150 - r - 10 * PPM, 150 - r, 120 - 6 * PPM, 120 + 6 * PPM)
-    return frame
-
-
 def test_a_blue_head_between_blue_cubes_needs_less_shading_than_a_black_one(prep) -> None:
     """Tuning 5410 ``t0037``: a blue head with blue cubes on three sides, shaded 0.375, was read as a
     cube. A face of a colour other than black never shades so (0.27 at most on the tuning
     renders), so ``BALL_DEEP_SHADING`` is lower than ``BALL_DEEP_SHADING_BLACK``: the same picture
     in blue is a head, in black (whose faces' noise shades them up to 0.38) it is not."""
     t = prep.tuning
-    blue, black = _deep_head("blue", 68), _deep_head("black", 68)
+    r = 4.8 * PPM
+    blue, black = _deep_black_head(68, "blue"), _deep_black_head(68)
+    for frame, colour in ((blue, "blue"), (black, "black")):  # a third cube, on the left
+        _cube_face(frame, colour, 150 - r - 10 * PPM, 150 - r, 120 - 6 * PPM, 120 + 6 * PPM)
     rim = _shares(blue, "blue")[1]
     assert t.BALL_MAX_RIM_SHARE < rim <= t.BALL_MAX_RIM_SHARE_DEEP
     assert t.BALL_DEEP_SHADING <= _shading(blue) < t.BALL_DEEP_SHADING_BLACK

@@ -26,7 +26,8 @@ def looks_like_pawn(prep: Prepared, core: Core) -> bool:
     a lying pawn's long, tapered, rounded outline. A black ball hardly shades, so black needs the
     round outline of an unbroken core. A core that fills its bounding rectangle is a face; one as long
     as a face and not round is a shaded face, unless it is far darker than a pawn and narrower than a
-    face (a courtier seen from aside: its head and its body's shaded side).
+    face (a courtier seen from aside: its head and its body's shaded side). Nothing far darker than
+    any pawn's curve makes it (``PAWN_MAX_SHADE``) is a pawn: a face in a pile's deep shadow.
 
     A black core must be longer to pass for a lying pawn (``LYING_PAWN_MIN_LENGTH_BLACK_MM``):
     "darker than its top" says little where the top and the pawn are a few grey levels apart, and
@@ -40,7 +41,8 @@ def looks_like_pawn(prep: Prepared, core: Core) -> bool:
         return False
     top, pawn = prep.top_l[core.colour], prep.pawn_l[core.colour]
     darker = abs(core.lightness - pawn) < abs(core.lightness - top)
-    if top - core.lightness > t.PAWN_MAX_SHADE * (top - pawn):
+    depth, gap = top - core.lightness, top - pawn  # how far it is from its top, and the pawn is
+    if depth > t.PAWN_MAX_SHADE * gap:
         return False  # far darker than any pawn's curve makes it: a face in a pile's deep shadow
     if not darker or core.area_mm2 >= 0.9 * FACE_AREA_MM2 or core.squareness >= t.PAWN_MAX_SQUARENESS:
         return False
@@ -50,7 +52,7 @@ def looks_like_pawn(prep: Prepared, core: Core) -> bool:
             and core.roundness >= t.LYING_PAWN_MIN_ROUNDNESS):
         return True
     if (core.colour != "black" and core.width_mm <= t.PAWN_DEEP_MAX_WIDTH_MM and core.area_mm2 >= t.PAWN_DEEP_MIN_MM2
-            and top - core.lightness >= t.PAWN_DEEP_SHADE * (top - pawn)):
+            and depth >= t.PAWN_DEEP_SHADE * gap):
         return True  # far darker than a pawn's calibrated shade, narrower than a face: a pawn seen from aside
     if core.length_mm >= t.PAWN_FACE_LENGTH_MM and core.roundness < t.PAWN_FACE_ROUNDNESS:
         return False  # a shaded whole face

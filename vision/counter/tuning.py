@@ -86,13 +86,13 @@ class Tuning:
     # shaded 1.3 or more were a leaning cube 10.8 mm wide and cube sides under 35 mm2, 5.1 mm wide
     # at most.
     PAWN_DEEP_SHADE: float = 1.5
+    PAWN_DEEP_MAX_WIDTH_MM: float = 9.0
+    PAWN_DEEP_MIN_MM2: float = 40.0
     # ... but no pawn is darker than PAWN_MAX_SHADE of that way: on the clean tuning scenes (5413
     # added) every courtier's core was shaded 1.96 at most (black 1.53), the simulated station's
     # lying ones 1.84; the one core of a courtier colour shaded 2.0 or more, 3.10, was a purple
     # cube in a pile's deep shadow read as a courtier lying down (5413 t0038).
     PAWN_MAX_SHADE: float = 2.5
-    PAWN_DEEP_MAX_WIDTH_MM: float = 9.0
-    PAWN_DEEP_MIN_MM2: float = 40.0
     # A pawn lying down: its core (about 12-13 x 9-10 mm) is longer than any whole face's core and
     # tapered; as wide as its base less the seams, most of a face's area, rounded outline.
     LYING_PAWN_MIN_LENGTH_MM: float = 11.0
