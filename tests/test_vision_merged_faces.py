@@ -207,3 +207,42 @@ def test_the_side_band_grows_with_the_distance_from_the_nadir() -> None:
     assert side_band_mm(at(10.0, 5.0), camera) == pytest.approx(0.0, abs=1e-9)
     assert side_band_mm(at(80.0, 5.0), camera) == pytest.approx(10.0 * 70.0 / 290.0)
     assert side_band_mm(at(10.0, -65.0), camera) == pytest.approx(side_band_mm(at(80.0, 5.0), camera))
+
+
+def _touching_core(prep: Prepared, shade: float, summits: int = 3) -> Core:
+    """Touching red faces of 2.9 faces' cores (about 235 mm2): three by whole faces, two by the
+    pile's area per cube (a top and a side each); lightness ``shade`` of a flat red top's."""
+    area = 2.9 * prep.tuning.FACE_CORE_MM2
+    return Core("red", area, 4.5, 0.6, 0.4, shade * prep.top_l["red"], np.zeros((4, 2), np.int32), (0.0, 0.0),
+                summits=summits, length_mm=26.0, width_mm=10.0)
+
+
+def test_touching_faces_as_bright_as_flat_tops_are_counted_by_whole_faces(prep) -> None:
+    count = cubes_in(prep, _touching_core(prep, shade=1.0))
+    assert (count.kind, count.n, count.lo, count.hi) == ("touching", 3, 2, 3)
+
+
+def test_touching_faces_darker_than_flat_tops_are_counted_as_a_pile(prep) -> None:
+    """Cubes leaning in a pile turn their faces from the ring light and each shows a side beyond
+    its top: the same area holds one cube fewer (tuning 5411 t0014, 5412 t0004, 5413 t0032)."""
+    dark = prep.tuning.PILE_DARK_SHADE - 0.05
+    count = cubes_in(prep, _touching_core(prep, shade=dark))
+    assert (count.kind, count.n, count.lo, count.hi) == ("touching", 2, 2, 3)
+    assert cubes_in(prep, _touching_core(prep, shade=prep.tuning.PILE_DARK_SHADE + 0.05)).n == 3
+
+
+def test_dark_touching_faces_keep_every_face_their_brightness_steps_show(prep) -> None:
+    """Three faces 9 mm wide in a row, each its own grey: the steps show three, so a dark patch is
+    not cut down to the pile's two."""
+    gray = np.full((int(30 * PPM), int(50 * PPM)), 40, np.uint8)
+    mask = np.zeros(gray.shape, np.uint8)
+    for k, level in enumerate([150, 175, 130]):
+        x0, x1 = int((5 + 9 * k) * PPM), int((5 + 9 * (k + 1)) * PPM)
+        gray[int(8 * PPM):int(17 * PPM), x0:x1] = level
+        mask[int(8 * PPM):int(17 * PPM), x0:x1] = 1
+    contour = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0][0].reshape(-1, 2)
+    area = float(np.count_nonzero(mask)) / PPM**2
+    dark = 0.7 * prep.top_l["red"]
+    core = Core("red", area, 4.5, 1.0, 0.4, dark, contour, (20 * PPM, 12.5 * PPM), length_mm=27.0, width_mm=9.0)
+    assert round(area / prep.tuning.FACE_CORE_MM2) == 3 and step_cells(prep, core, gray) == 3
+    assert cubes_in(prep, core, gray).n == 3

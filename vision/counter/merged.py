@@ -99,6 +99,10 @@ def _cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None, side_band_m
         # renders such a patch held one cube more every time (a cube partly hidden in a pile).
         n = n + 1
         hi = max(hi, n)
+    top = prep.top_l.get(core.colour, 0.0)
+    if piled < whole and n == whole and cut < whole and top > 0 and core.lightness / top < t.PILE_DARK_SHADE:
+        # Leaning faces (darker than flat tops) each show a side too: the pile's area per cube.
+        n = piled
     if lo == hi:
         return Count(n, "touching", MERGED_SCORE, None, lo, hi, steps=cut)
     return Count(n, "touching", MERGED_SCORE ** (hi - lo + 1),
