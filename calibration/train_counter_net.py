@@ -26,6 +26,10 @@ extra; docs/counter.md, *The patch net*), on the CPU (about ten minutes on two c
 trains::
 
     .venv/bin/python -m calibration.train_counter_net --extra RENDERS ... --votes net_votes.npz
+
+``--fine-tune [ONNX]`` trains the shipped net (or that file's) further instead of from scratch, so
+that it keeps what it learned from render sets no longer at hand; tried on 2026-12-03 and not
+shipped (docs/counter.md, *Trained further on new sets, not shipped*).
 """
 
 from __future__ import annotations
@@ -47,6 +51,11 @@ from vision.counter.patch_net import MAX_CUBES, NET_FILE, PLANES, SIZE, crops, d
 
 WIDTHS = (16, 32, 48, 64)  # channels of the four convolutions
 EPOCHS = 40
+# Fine-tuning the shipped net (``--fine-tune``): fewer epochs at a lower peak rate, so that it keeps
+# what it learned from render sets no longer at hand (seeds 6060, 8181, 9595: docs/counter.md).
+FINE_TUNE_EPOCHS = 10
+RATE = 4e-3  # the one-cycle schedule's peak learning rate, training from scratch
+FINE_TUNE_RATE = 1e-3
 FOLDS = 5
 EASY_KEPT = 0.25  # share of isolated single faces trained on (each weighs 1 / EASY_KEPT)
 BATCH = 128
@@ -130,8 +139,54 @@ def easy(p: Patches) -> NDArray[np.bool_]:
     return np.asarray((p.kinds == "face") & (p.counted == 1) & (p.held[:, 0] == 1) & (p.held[:, 1] == 1))
 
 
-def train(p: Patches, rows: NDArray[np.bool_], epochs: int = EPOCHS, seed: int = SEED) -> Any:
-    """A net trained on the patches ``rows`` (a quarter of the easy ones among them kept)."""
+def from_onnx(path: Path = NET_FILE) -> Any:
+    """The net of an exported ONNX file, as a :func:`network` to train further. The export folds each
+    batch norm into the convolution before it, so the batch norms are set to pass their input
+    through unchanged and are frozen (:func:`_freeze_batch_norms`)."""
+    torch = _torch()
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    (gemm,) = [n for n in graph.node if n.op_type == "Gemm"]
+    net = network()
+    layers = list(net)
+    own_convs = [m for m in layers if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in layers if isinstance(m, torch.nn.BatchNorm2d)]
+    linear = layers[-1]
+    if len(convs) != len(own_convs) or not isinstance(linear, torch.nn.Linear):
+        raise SystemExit(f"{path} is not a net of this shape ({len(convs)} convolutions, {len(own_convs)} expected): "
+                         "train one from scratch (without --fine-tune)")
+    with torch.no_grad():
+        for conv, node, norm in zip(own_convs, convs, norms, strict=True):
+            conv.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
+            conv.bias.copy_(torch.from_numpy(weights[node.input[2]].copy()))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+            norm.weight.fill_(1.0)
+            norm.bias.zero_()
+        linear.weight.copy_(torch.from_numpy(weights[gemm.input[1]].copy()))
+        linear.bias.copy_(torch.from_numpy(weights[gemm.input[2]].copy()))
+    _freeze_batch_norms(net)
+    net.eval()
+    return net
+
+
+def _freeze_batch_norms(net: Any) -> None:
+    torch = _torch()
+    for m in net:
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.eval()
+            m.weight.requires_grad_(False)
+            m.bias.requires_grad_(False)
+
+
+def train(p: Patches, rows: NDArray[np.bool_], epochs: int = EPOCHS, seed: int = SEED, start: Any | None = None,
+          rate: float = RATE) -> Any:
+    """A net trained on the patches ``rows`` (a quarter of the easy ones among them kept): from
+    scratch, or further from ``start`` (:func:`from_onnx`, its batch norms frozen) at peak ``rate``."""
     torch = _torch()
     F = torch.nn.functional
     torch.manual_seed(seed)
@@ -144,12 +199,14 @@ def train(p: Patches, rows: NDArray[np.bool_], epochs: int = EPOCHS, seed: int =
         allowed[i, lo:hi + 1] = 1.0
     log_allowed = torch.from_numpy(np.log(allowed + 1e-12))
     weight = torch.from_numpy(np.where(is_easy[keep], 1.0 / EASY_KEPT, 1.0).astype(np.float32))
-    net = network()
+    net = network() if start is None else start
     steps = epochs * ((len(x) + BATCH - 1) // BATCH)
-    opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-3)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 4e-3, total_steps=steps)
+    opt = torch.optim.AdamW([w for w in net.parameters() if w.requires_grad], rate / 2, weight_decay=1e-3)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, rate, total_steps=steps)
     for _ in range(epochs):
         net.train()
+        if start is not None:
+            _freeze_batch_norms(net)
         order = torch.randperm(len(x))
         for i in range(0, len(x), BATCH):
             idx = order[i:i + BATCH]
@@ -179,14 +236,20 @@ def predict(net: Any, planes: NDArray[np.uint8]) -> NDArray[np.float64]:
     return np.asarray(np.concatenate(out), np.float64)
 
 
-def out_of_fold(p: Patches, epochs: int = EPOCHS) -> NDArray[np.float64]:
-    """Each patch's ``P(k cubes)`` from a net trained without its scene's fold."""
+def out_of_fold(p: Patches, epochs: int = EPOCHS, fine_tune: Path | None = None) -> NDArray[np.float64]:
+    """Each patch's ``P(k cubes)`` from a net trained without its scene's fold (fine-tuned from
+    ``fine_tune`` without it: that net may have seen the fold before, so the votes are out of fold
+    only for the sets it never saw)."""
     out = np.zeros((len(p.planes), MAX_CUBES + 1))
     fold = p.scene % FOLDS
     for k in range(FOLDS):
         start = time.time()
         test = fold == k
-        out[test] = predict(train(p, ~test, epochs, SEED + k), p.planes[test])
+        if fine_tune is None:
+            net = train(p, ~test, epochs, SEED + k)
+        else:
+            net = train(p, ~test, epochs, SEED + k, from_onnx(fine_tune), FINE_TUNE_RATE)
+        out[test] = predict(net, p.planes[test])
         print(f"  fold {k + 1} of {FOLDS}: {time.time() - start:.0f} s", flush=True)
     return out
 
@@ -207,7 +270,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="another render set to tune on (never one rendered with a held-out seed)")
     ap.add_argument("--cache", type=Path, help="keep the tuning patches' crops here (npz) and reuse them")
     ap.add_argument("--votes", type=Path, help="write each patch's out-of-fold P(off by -1, 0, +1) here (npz)")
-    ap.add_argument("--epochs", type=int, default=EPOCHS)
+    ap.add_argument("--epochs", type=int, help=f"passes over the patches (default {EPOCHS}, {FINE_TUNE_EPOCHS} with --fine-tune)")
+    ap.add_argument("--fine-tune", type=Path, nargs="?", const=NET_FILE, metavar="ONNX",
+                    help="train further the net of this file (default: the shipped one) instead of from scratch")
     ap.add_argument("--out", type=Path, default=NET_FILE)
     ap.add_argument("--match", choices=MATCHES, default=MATCH,
                     help="label each patch with the pieces it shows most of (the shipped net) or whose top's centre it holds")
@@ -225,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(patches.planes)} patches of {len(patches.names)} tuning scenes", flush=True)
     _torch().set_num_threads(2)
     if args.votes:
-        cubes_p = out_of_fold(patches, args.epochs)
+        cubes_p = out_of_fold(patches, args.epochs or (EPOCHS if args.fine_tune is None else FINE_TUNE_EPOCHS), args.fine_tune)
         held = np.minimum(patches.held, MAX_CUBES)
         k = np.arange(MAX_CUBES + 1)[None, :]
         covered = (cubes_p * ((k >= held[:, :1]) & (k <= held[:, 1:]))).sum(axis=1)  # P(the truth's range)
@@ -233,7 +298,11 @@ def main(argv: list[str] | None = None) -> int:
         np.savez_compressed(args.votes, names=np.array(patches.names), scene=patches.scene, votes=votes)
         print(f"wrote {args.votes}: out of fold, the truth's probability {np.exp(np.log(np.maximum(covered, 1e-4)).mean()):.4f} "
               f"(geometric mean); the likeliest count right on {np.mean((cubes_p.argmax(1) >= held[:, 0]) & (cubes_p.argmax(1) <= held[:, 1])):.4f} of the patches")
-    net = train(patches, np.ones(len(patches.planes), bool), args.epochs, SEED)
+    if args.fine_tune is not None:
+        epochs = args.epochs or FINE_TUNE_EPOCHS
+        net = train(patches, np.ones(len(patches.planes), bool), epochs, SEED, from_onnx(args.fine_tune), FINE_TUNE_RATE)
+    else:
+        net = train(patches, np.ones(len(patches.planes), bool), args.epochs or EPOCHS, SEED)
     export(net, args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB)")
     return 0

@@ -233,3 +233,16 @@ def test_the_nets_training_cache_keeps_how_its_patches_were_labelled(tmp_path: P
     np.savez_compressed(old, planes=patches.planes, held=patches.held, counted=patches.counted, kinds=patches.kinds,
                         scene=patches.scene, names=np.array(patches.names))
     assert train_counter_net.Patches.load(old).match == "centre"
+
+
+def test_the_shipped_net_read_back_to_train_further_answers_as_shipped() -> None:
+    """``train_counter_net --fine-tune`` starts from the shipped ONNX file, whose batch norms the
+    export folded into its convolutions: read back, the net gives OpenCV's answers. Needs the
+    optional ``train`` extra (PyTorch, ONNX), which CI does not install."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    planes = np.random.default_rng(4).integers(0, 256, (6, PLANES, SIZE, SIZE), dtype=np.uint8)
+    ours = train_counter_net.predict(train_counter_net.from_onnx(NET_FILE), planes)
+    net = PatchNet.load()
+    assert net is not None
+    assert np.allclose(ours, net.cubes(planes.astype(np.float32) / 255.0), atol=1e-4)
