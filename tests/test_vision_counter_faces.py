@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import simulation.synthetic_profile as calibration_synthetic
-from vision.colour import BACKGROUND, COLOUR_CODES, bgr_to_lab, lab_to_reflectance
+from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, bgr_to_lab, lab_to_reflectance
 from vision.counter import faces
 from vision.counter.frame import Frame, Prepared
 from vision.counter.tuning import PPM
@@ -100,6 +100,49 @@ def test_two_faces_of_two_colours_that_touch_keep_their_colours(prep) -> None:
         frame.labels[box] = COLOUR_CODES[colour]
     before = frame.labels.copy()
     faces.one_colour_where_speckled(prep, frame, frame.labels)
+    assert (frame.labels == before).all()
+
+
+def _noisy_green_face(prep: Prepared, unclassed: float, dl: float = 0.0) -> tuple[Frame, tuple[slice, slice]]:
+    """A green top 10 mm square, painted ``dl`` lighter than green's calibrated mean, a share
+    ``unclassed`` of its pixels in no class at random (tuning 5411 t0019: a green cube by the
+    wall, 40 % of its pixels in no class, counted as nothing)."""
+    face = _box(40, 40, 10, 10)
+    frame = _frame([])
+    frame.tray[face] = _painted(prep, "green", dl=dl)
+    noise = np.random.default_rng(5411).random(frame.labels[face].shape) < unclassed
+    frame.labels[face] = np.where(noise, UNKNOWN, COLOUR_CODES["green"])
+    return frame, face
+
+
+def test_a_face_whose_pixels_flip_between_its_colour_and_none_takes_its_colour(prep) -> None:
+    frame, face = _noisy_green_face(prep, 0.4)
+    assert faces.cores(prep, frame) == []  # crumbs, no core
+    faces.one_colour_where_noisy(prep, frame, frame.labels)
+    # all but the face's edge, within half a window of the floor
+    assert np.mean(frame.labels[face] == COLOUR_CODES["green"]) > 0.85
+    assert [c.colour for c in faces.cores(prep, frame)] == ["green"]
+
+
+def test_a_clean_face_and_its_rim_are_left_as_classed(prep) -> None:
+    """A face with a line of unclassed pixels round it (its rim in the seam's shade): nothing
+    changes, nor on a face with a few unclassed pixels only."""
+    frame, face = _noisy_green_face(prep, 0.05)
+    rim = _box(39.5, 39.5, 11, 11)
+    ring = np.zeros(frame.labels.shape, bool)
+    ring[rim] = True
+    ring[face] = False
+    frame.labels[ring] = UNKNOWN
+    before = frame.labels.copy()
+    faces.one_colour_where_noisy(prep, frame, frame.labels)
+    assert (frame.labels == before).all()
+
+
+def test_a_noisy_patch_whose_mean_is_no_face_of_the_colour_keeps_its_gaps(prep) -> None:
+    """Far lighter than any green top (a coin's glint, a sleeve): its mean fails green's face gate."""
+    frame, face = _noisy_green_face(prep, 0.4, dl=40.0)
+    before = frame.labels.copy()
+    faces.one_colour_where_noisy(prep, frame, frame.labels)
     assert (frame.labels == before).all()
 
 

@@ -4,9 +4,10 @@ Under the ring light a cube's top face is bright and even, its bevelled edges an
 neighbours thin dark seams. Removing seam pixels (a black-hat filter, relative to the local
 brightness so it works for black cubes as for yellow) splits touching cubes of one colour into one
 *core* per visible face; dark side faces are thin slivers and are dropped by their inscribed radius.
-Two corrections to the pixel classes: a zone whose pixels flip between two cube colours (an unlit
-face between two colours' gates) takes one colour (:func:`one_colour_where_speckled`), and a small
-black patch brighter than any black top is the floor in a gap's shade (:func:`cores`).
+Three corrections to the pixel classes: a zone whose pixels flip between two cube colours (an unlit
+face between two colours' gates) takes one colour (:func:`one_colour_where_speckled`), a zone whose
+pixels flip between one colour and none takes that colour (:func:`one_colour_where_noisy`), and a
+small black patch brighter than any black top is the floor in a gap's shade (:func:`cores`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,55 @@ def labels(prep: Prepared, frame: Frame) -> NDArray[Any]:
         smooth = cv2.medianBlur(frame.tray, 3)[holes]
         out[holes] = prep.classifier.classify(smooth.reshape(-1, 1, 3), frame.level).reshape(-1)
     one_colour_where_speckled(prep, frame, out)
+    one_colour_where_noisy(prep, frame, out)
     return out
+
+
+def one_colour_where_noisy(prep: Prepared, frame: Frame, lab: NDArray[Any]) -> None:
+    """Give a face whose pixels flip between one colour and no class that colour (edits ``lab``).
+    A top whose mean colour lies near the edge of its colour's gate (lit from the wall beside it, or
+    from an angle the calibration never saw) loses pixel after pixel to noise, a 3 x 3 median
+    cannot win them back, and the seam filter's opening then breaks what is left into crumbs
+    with no core: a wholly visible cube goes uncounted (tuning 5411 t0019, a green cube by the
+    wall, 0.84 visible, 40 % of its pixels in no class). Where, in a ``SPECKLE_WINDOW_MM`` window,
+    at least ``NOISY_MIN_UNKNOWN`` of the pixels are in no class and ``NOISY_MIN_COLOUR`` in one
+    colour, together ``NOISY_MIN_BOTH``, over a zone with an inscribed radius of
+    ``SPECKLE_MIN_RADIUS_MM``, and the zone's mean colour passes the colour's face gate
+    (``FACE_GATE``), its unclassed pixels take the colour. A face's rim or a seam is a line of
+    unclassed pixels, too thin for such a zone; a coin or a hand's mean colour is no cube's."""
+    t = prep.tuning
+    unknown = lab == UNKNOWN
+    if not unknown.any():
+        return
+    k = max(3, int(round(t.SPECKLE_WINDOW_MM * PPM)) | 1)
+    unknown_share = cv2.boxFilter(unknown.view(np.uint8), cv2.CV_32F, (k, k), borderType=cv2.BORDER_CONSTANT)
+    radius = t.SPECKLE_MIN_RADIUS_MM * PPM
+    # Every colour's zone lies where enough pixels are in no class: most frames have no such
+    # place wide enough (a face's rim is a line), and the colours need not be looked at.
+    noisy = (unknown_share >= t.NOISY_MIN_UNKNOWN).view(np.uint8)
+    if cv2.countNonZero(noisy) < math.pi * radius * radius or cv2.distanceTransform(noisy, cv2.DIST_L2, 3).max() < radius:
+        return
+    for colour, code in COLOUR_CODES.items():
+        is_colour = lab == code
+        if not is_colour.any():
+            continue
+        share = cv2.boxFilter(is_colour.view(np.uint8), cv2.CV_32F, (k, k), borderType=cv2.BORDER_CONSTANT)
+        zone = ((unknown_share >= t.NOISY_MIN_UNKNOWN) & (share >= t.NOISY_MIN_COLOUR)
+                & (unknown_share + share >= t.NOISY_MIN_BOTH) & (is_colour | unknown)).view(np.uint8)
+        if cv2.countNonZero(zone) < math.pi * radius * radius:  # too few for one zone wide enough (most frames)
+            continue
+        dist = cv2.distanceTransform(zone, cv2.DIST_L2, 3)
+        if dist.max() < radius:
+            continue
+        n, comp = cv2.connectedComponents(zone)
+        for i in range(1, n):
+            inside = comp == i
+            if dist[inside].max() < radius:
+                continue
+            mean = np.array(cv2.mean(frame.tray, inside.view(np.uint8)), np.float32)[:3]
+            mean_lab = bgr_to_lab(mean.reshape(1, 1, 3), frame.level).reshape(1, 3)
+            if float(prep.models[colour].mahalanobis2(mean_lab)[0]) <= t.FACE_GATE:
+                lab[inside & unknown] = code
 
 
 def one_colour_where_speckled(prep: Prepared, frame: Frame, lab: NDArray[Any]) -> None:
