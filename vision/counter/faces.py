@@ -77,16 +77,7 @@ def one_colour_where_noisy(prep: Prepared, frame: Frame, lab: NDArray[Any]) -> N
         share = cv2.boxFilter(is_colour.view(np.uint8), cv2.CV_32F, (k, k), borderType=cv2.BORDER_CONSTANT)
         zone = ((unknown_share >= t.NOISY_MIN_UNKNOWN) & (share >= t.NOISY_MIN_COLOUR)
                 & (unknown_share + share >= t.NOISY_MIN_BOTH) & (is_colour | unknown)).view(np.uint8)
-        if cv2.countNonZero(zone) < math.pi * radius * radius:  # too few for one zone wide enough (most frames)
-            continue
-        dist = cv2.distanceTransform(zone, cv2.DIST_L2, 3)
-        if dist.max() < radius:
-            continue
-        n, comp = cv2.connectedComponents(zone)
-        for i in range(1, n):
-            inside = comp == i
-            if dist[inside].max() < radius:
-                continue
+        for inside in wide_zones(zone, radius):
             mean = np.array(cv2.mean(frame.tray, inside.view(np.uint8)), np.float32)[:3]
             mean_lab = bgr_to_lab(mean.reshape(1, 1, 3), frame.level).reshape(1, 3)
             if float(prep.models[colour].mahalanobis2(mean_lab)[0]) <= t.FACE_GATE:
@@ -118,15 +109,7 @@ def one_colour_where_speckled(prep: Prepared, frame: Frame, lab: NDArray[Any]) -
     radius = t.SPECKLE_MIN_RADIUS_MM * PPM
     if cv2.countNonZero(zone) < math.pi * radius * radius:  # too few for one zone wide enough (most frames)
         return
-    closed = cv2.morphologyEx(zone, cv2.MORPH_CLOSE, prep.k3)
-    dist = cv2.distanceTransform(closed, cv2.DIST_L2, 3)
-    if dist.max() < radius:
-        return
-    n, comp = cv2.connectedComponents(closed)
-    for i in range(1, n):
-        inside = comp == i
-        if dist[inside].max() < radius:
-            continue
+    for inside in wide_zones(cv2.morphologyEx(zone, cv2.MORPH_CLOSE, prep.k3), radius):
         region = inside & cube
         votes = np.bincount(lab[region], minlength=len(COLOUR_CODES) + 1)
         main = [int(c) for c in np.argsort(votes)[::-1][:2] if votes[c] > 0]  # cube codes only: region is cube
@@ -134,6 +117,19 @@ def one_colour_where_speckled(prep: Prepared, frame: Frame, lab: NDArray[Any]) -
         colour = bgr_to_lab(mean.reshape(1, 1, 3), frame.level).reshape(1, 3)
         best = min(main, key=lambda c: float(prep.profile.colours[CODE_COLOUR[c]].mahalanobis2(colour)[0]))
         lab[region] = best  # the zone's rim, less dense, keeps its flips: the core is in the zone
+
+
+def wide_zones(zone: NDArray[Any], radius: float) -> list[NDArray[np.bool_]]:
+    """The connected parts of ``zone`` (0/1) whose inscribed radius is ``radius`` pixels or more: a
+    face's worth of flipping pixels, not a band along a line. Most frames have none, and leave after
+    a count of the zone's pixels."""
+    if cv2.countNonZero(zone) < math.pi * radius * radius:
+        return []
+    dist = cv2.distanceTransform(zone, cv2.DIST_L2, 3)
+    if dist.max() < radius:
+        return []
+    n, comp = cv2.connectedComponents(zone)
+    return [inside for inside in (comp == i for i in range(1, n)) if dist[inside].max() >= radius]
 
 
 def shadow_is_not_black(prep: Prepared, frame: Frame) -> None:
