@@ -18,7 +18,7 @@ from vision import geometry as g
 from vision.counter.doubt import DoubtModel
 from vision.counter.frame import Core, Frame, Prepared
 from vision.counter.leftover import leftover
-from vision.counter.merged import SMALL_FACE_SCORE, Count, cubes_in
+from vision.counter.merged import SMALL_FACE_SCORE, Count, cubes_in, shade
 from vision.counter.partial import side_band_mm
 from vision.counter.pawns import looks_like_pawn, top_of_a_pawn
 from vision.reading import TrayReading, empty_courtiers, empty_cubes
@@ -87,9 +87,8 @@ def model_patches(prep: Prepared, counted: list[Counted]) -> list[tuple[Core, Co
         if c.kind == "cube":
             out.append((c.core, c.count))
         else:
-            top = prep.top_l.get(c.core.colour, 0.0)
             out.append((c.core, Count(0, "ball" if c.core.ball else "pawn", faces=c.core.area_mm2 / t.FACE_CORE_MM2,
-                                      shade=c.core.lightness / top if top > 0 else 1.0)))
+                                      shade=shade(prep, c.core))))
     return out
 
 

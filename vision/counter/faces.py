@@ -67,16 +67,16 @@ def one_colour_where_noisy(prep: Prepared, frame: Frame, lab: NDArray[Any]) -> N
     radius = t.SPECKLE_MIN_RADIUS_MM * PPM
     # Every colour's zone lies where enough pixels are in no class: most frames have no such
     # place wide enough (a face's rim is a line), and the colours need not be looked at.
-    noisy = (unknown_share >= t.NOISY_MIN_UNKNOWN).view(np.uint8)
-    if cv2.countNonZero(noisy) < math.pi * radius * radius or cv2.distanceTransform(noisy, cv2.DIST_L2, 3).max() < radius:
+    noisy = unknown_share >= t.NOISY_MIN_UNKNOWN
+    if reaching(noisy.view(np.uint8), radius) is None:
         return
     for colour, code in COLOUR_CODES.items():
         is_colour = lab == code
         if not is_colour.any():
             continue
         share = cv2.boxFilter(is_colour.view(np.uint8), cv2.CV_32F, (k, k), borderType=cv2.BORDER_CONSTANT)
-        zone = ((unknown_share >= t.NOISY_MIN_UNKNOWN) & (share >= t.NOISY_MIN_COLOUR)
-                & (unknown_share + share >= t.NOISY_MIN_BOTH) & (is_colour | unknown)).view(np.uint8)
+        zone = (noisy & (share >= t.NOISY_MIN_COLOUR) & (unknown_share + share >= t.NOISY_MIN_BOTH)
+                & (is_colour | unknown)).view(np.uint8)
         for inside in wide_zones(zone, radius):
             mean = np.array(cv2.mean(frame.tray, inside.view(np.uint8)), np.float32)[:3]
             mean_lab = bgr_to_lab(mean.reshape(1, 1, 3), frame.level).reshape(1, 3)
@@ -123,13 +123,20 @@ def wide_zones(zone: NDArray[Any], radius: float) -> list[NDArray[np.bool_]]:
     """The connected parts of ``zone`` (0/1) whose inscribed radius is ``radius`` pixels or more: a
     face's worth of flipping pixels, not a band along a line. Most frames have none, and leave after
     a count of the zone's pixels."""
-    if cv2.countNonZero(zone) < math.pi * radius * radius:
-        return []
-    dist = cv2.distanceTransform(zone, cv2.DIST_L2, 3)
-    if dist.max() < radius:
+    dist = reaching(zone, radius)
+    if dist is None:
         return []
     n, comp = cv2.connectedComponents(zone)
     return [inside for inside in (comp == i for i in range(1, n)) if dist[inside].max() >= radius]
+
+
+def reaching(zone: NDArray[Any], radius: float) -> NDArray[np.float32] | None:
+    """The distance transform of ``zone`` (0/1) where some place in it is ``radius`` pixels from
+    its edge, else None: first by its pixel count alone, which settles most frames."""
+    if cv2.countNonZero(zone) < math.pi * radius * radius:
+        return None
+    dist = np.asarray(cv2.distanceTransform(zone, cv2.DIST_L2, 3), np.float32)
+    return dist if float(dist.max()) >= radius else None
 
 
 def shadow_is_not_black(prep: Prepared, frame: Frame) -> None:

@@ -48,13 +48,19 @@ def cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None = None, side_
     frame's grey tray view) tells a whole top square from a lower cube beside it; ``side_band_mm``
     is how far a flat cube where the core lies shows its sides beyond its top
     (:func:`vision.counter.partial.side_band_mm`)."""
-    count = _cubes_in(prep, core, gray, side_band_mm)
+    dimmed = shade(prep, core)
+    count = _cubes_in(prep, core, gray, side_band_mm, dimmed)
+    return replace(count, faces=core.area_mm2 / prep.tuning.FACE_CORE_MM2, shade=dimmed)
+
+
+def shade(prep: Prepared, core: Core) -> float:
+    """A core's lightness over a flat top's of its colour (``Count.shade``; 1.0 where the colour has
+    no calibrated top): a face leaning from the ring light is dimmer."""
     top = prep.top_l.get(core.colour, 0.0)
-    return replace(count, faces=core.area_mm2 / prep.tuning.FACE_CORE_MM2,
-                   shade=core.lightness / top if top > 0 else 1.0)
+    return core.lightness / top if top > 0 else 1.0
 
 
-def _cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None, side_band_mm: float = 0.0) -> Count:
+def _cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None, side_band_mm: float, dimmed: float) -> Count:
     t = prep.tuning
     a, face = core.area_mm2, t.FACE_CORE_MM2
     if core.corner:
@@ -99,8 +105,7 @@ def _cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None, side_band_m
         # renders such a patch held one cube more every time (a cube partly hidden in a pile).
         n = n + 1
         hi = max(hi, n)
-    top = prep.top_l.get(core.colour, 0.0)
-    if piled < whole and n == whole and cut < whole and top > 0 and core.lightness / top < t.PILE_DARK_SHADE:
+    if piled < whole and n == whole and cut < whole and dimmed < t.PILE_DARK_SHADE:
         # Leaning faces (darker than flat tops) each show a side too: the pile's area per cube.
         n = piled
     if lo == hi:
