@@ -67,20 +67,6 @@ def test_a_camera_moved_far_is_found_by_searching_the_whole_frame(scenes: list[I
     assert np.abs(_plate_points(followed) - _plate_points(fresh)).max() < 0.05
 
 
-def test_a_covered_marker_falls_back_to_three_and_comes_back(scenes: list[Image]) -> None:
-    frame = scenes[0]
-    locator = MarkerLocator()
-    locator.locate(frame)
-    quad = MarkerLocator().detect(cv2.extractChannel(frame, 1))[2]
-    covered = frame.copy()
-    x0, y0 = (quad.min(axis=0) - 4).astype(int)
-    x1, y1 = (quad.max(axis=0) + 4).astype(int)
-    covered[y0:y1, x0:x1] = 200  # a pale sleeve over marker 2
-    assert locator.locate(covered).marker_ids == (0, 1, 3)
-    assert locator.locate(frame).marker_ids == (0, 1, 2, 3)
-
-
-
 class CountingDetector:
     """Stands in for the window detector and counts the searches."""
 
@@ -90,6 +76,47 @@ class CountingDetector:
     def detectMarkers(self, image: Image) -> Any:  # noqa: N802 (OpenCV's name)
         self.searches += 1
         return self.detector.detectMarkers(image)
+
+
+def _covered(frame: Image, marker_id: int, grey: int = 200) -> Image:
+    """``frame`` with a plain sleeve of ``grey`` over one marker."""
+    quad = MarkerLocator().detect(cv2.extractChannel(frame, 1))[marker_id]
+    covered = frame.copy()
+    x0, y0 = (quad.min(axis=0) - 4).astype(int)
+    x1, y1 = (quad.max(axis=0) + 4).astype(int)
+    covered[y0:y1, x0:x1] = grey
+    return covered
+
+
+def test_a_covered_marker_falls_back_to_three_and_comes_back(scenes: list[Image]) -> None:
+    frame = scenes[0]
+    locator = MarkerLocator()
+    locator.locate(frame)
+    assert locator.locate(_covered(frame, 2)).marker_ids == (0, 1, 3)
+    assert locator.locate(frame).marker_ids == (0, 1, 2, 3)
+
+
+def test_three_markers_are_followed_and_the_frame_searched_whole_only_when_the_fourths_place_changes(
+        scenes: list[Image]) -> None:
+    frame = scenes[0]
+    covered = _covered(frame, 2)
+    locator = MarkerLocator()
+    first = locator.locate(covered)
+    assert first.marker_ids == (0, 1, 3)
+    whole = CountingDetector(locator._detector)
+    locator._detector = whole  # type: ignore[assignment]
+    noise = np.random.default_rng(5).normal(0.0, 2.0, frame.shape)
+    noisy = np.clip(covered.astype(np.float64) + noise, 0, 255).astype(np.uint8)
+    assert locator.locate(noisy) is first and whole.searches == 0  # the three followed, the pose kept
+    # a first frame of a three-marker camera reads as a later one: both measured in the windows
+    fresh = MarkerLocator().locate(covered)
+    assert np.abs(_plate_points(fresh) - _plate_points(first)).max() < 0.05
+    # the sleeve over the fourth's place changed: the whole frame is searched, and still three found
+    assert locator.locate(_covered(frame, 2, grey=120)).marker_ids == (0, 1, 3) and whole.searches >= 1
+    searched = whole.searches
+    assert locator.locate(frame).marker_ids == (0, 1, 2, 3) and whole.searches > searched  # uncovered: four again
+    assert np.abs(_plate_points(locator.locate(frame)) - _plate_points(MarkerLocator().locate(frame))).max() < 0.05
+
 
 
 def test_a_still_frame_with_sensor_noise_is_not_searched_again(scenes: list[Image]) -> None:

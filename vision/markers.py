@@ -78,19 +78,27 @@ class MarkerLocator:
         self._windows: list[Window] = []
         self._pose_shape: tuple[int, ...] = ()
         self._closed: set[int] = set()  # ids found only with thin lines closed (_thin_lines_closed)
+        # Where the markers a whole-frame search did not find would be (each a window as it looked
+        # then), while only three are followed: see :meth:`_absent_changed`.
+        self._absent: list[Window] = []
 
-    def detect(self, gray: Array, windows: list[Window] | None = None) -> dict[int, Array]:
+    def detect(self, gray: Array, windows: list[Window] | None = None, *, whole: bool = False) -> dict[int, Array]:
         """Marker id -> 4x2 corner array, for the plate's ids only; other ids (a cube face can look
         like one) and duplicates of an id are ignored (a duplicate keeps the larger marker).
 
         The station's camera does not move between frames, so the markers are first looked for
         where the previous frame had them (a window around each, about a tenth of the frame in
         all), and where those windows hold what they held last time the corners stand as they
-        were; only when the windows do not find all four again is the whole frame searched.
-        ``windows``: those windows, where the caller has already cut them (:meth:`locate`)."""
-        tracked = self._search_near_last(gray, windows)
-        if tracked is not None:
-            return tracked
+        were; only when the windows do not find again every marker the last whole-frame search
+        found is the whole frame searched. Where that search found three (the fourth covered, or
+        out of the camera's view), the three are followed so, and the whole frame is searched again
+        only when the place of the fourth changes (:meth:`_absent_changed`; ``whole``: search the
+        whole frame now). ``windows``: the followed markers' windows, where the caller has already
+        cut them (:meth:`locate`)."""
+        if not whole and not self._absent_changed(gray):
+            tracked = self._search_near_last(gray, windows)
+            if tracked is not None:
+                return tracked
         self._windows = []
         small = cv2.resize(gray, (gray.shape[1] // 2, gray.shape[0] // 2), interpolation=cv2.INTER_AREA)
         corners, ids = _markers_in(self._detector, small)
@@ -103,12 +111,13 @@ class MarkerLocator:
                     ids.append(i)
                     self._closed.add(i)
         found = self._refined(gray, [c * 2.0 for c in corners], ids)
-        if len(found) != len(g.MARKER_IDS):
-            self._last = {}
+        if len(found) < MIN_MARKERS:
+            self._last, self._absent = {}, []
             return found
         # Measured again in windows, as every later frame will be, so that a frame reads the same
         # whether it is the first of a camera or a later one.
         self._last = found
+        self._absent = self._absent_windows(gray, found)
         return self._search_near_last(gray) or found
 
     def _search_near_last(self, gray: Array, windows: list[Window] | None = None) -> dict[int, Array] | None:
@@ -134,44 +143,61 @@ class MarkerLocator:
             corners.append(hits[0] * 2.0 + np.array([x0, y0], np.float64))
             ids.append(mid)
         found = self._refined(gray, corners, ids)
-        if len(found) != len(g.MARKER_IDS):
+        if len(found) != len(self._last):
             return None
         self._last = found
         return found
 
     def _windows_near_last(self, image: Array) -> list[Window] | None:
         """The half-size grey window around each marker of the previous frame, ``((x0, y0, x1, y1),
-        pixels)``, or None (no previous frame with all four, or a window cut by the frame's edge).
+        pixels)``, or None (no previous frame with three or four, or a window cut by the frame's edge).
         ``image`` is the grey frame, or the colour frame whose green channel is the grey: then only
         the windows' pixels are taken from it."""
-        if len(self._last) != len(g.MARKER_IDS):
+        if len(self._last) < MIN_MARKERS:
             return None
-        height, width = image.shape[:2]
         windows: list[Window] = []
         for quad in self._last.values():
+            window = _window_around(image, quad)
             side = float(np.max(quad.max(axis=0) - quad.min(axis=0)))
-            margin = max(side * TRACK_MARGIN, TRACK_MIN_MARGIN_PX)
-            # Even window origins keep the half-size pixels the same as the whole frame's.
-            x0 = max(int(quad[:, 0].min() - margin) // 2 * 2, 0)
-            y0 = max(int(quad[:, 1].min() - margin) // 2 * 2, 0)
-            x1 = min(int(quad[:, 0].max() + margin) + 2, width)
-            y1 = min(int(quad[:, 1].max() + margin) + 2, height)
+            x0, y0, x1, y1 = window[0]
             if x1 - x0 < side or y1 - y0 < side:
                 return None  # the marker was at the edge of a frame of another size
-            window = image[y0:y1, x0:x1]
-            if window.ndim == 3:
-                window = cv2.extractChannel(window, 1)
-            windows.append(((x0, y0, x1, y1), cv2.resize(window, (window.shape[1] // 2, window.shape[0] // 2),
-                                                         interpolation=cv2.INTER_AREA)))
+            windows.append(window)
         return windows
+
+    def _absent_windows(self, gray: Array, found: dict[int, Array]) -> list[Window]:
+        """The window (as :meth:`_windows_near_last` cuts one) where each plate marker that
+        ``found`` lacks would be, placed by the plate's plane through the found markers' corners
+        (the markers all lie on it, so a homography places them exactly)."""
+        absent = [i for i in g.MARKER_IDS if i not in found]
+        if not absent:
+            return []
+        plate = np.array([c for i in found for c in g.marker_corners_mm(i)], np.float64)
+        image = np.concatenate([found[i] for i in found]).astype(np.float64)
+        homography, _ = cv2.findHomography(plate, image)
+        if homography is None:
+            return []
+        out = []
+        for i in absent:
+            quad = cv2.perspectiveTransform(np.array([g.marker_corners_mm(i)], np.float64), homography)[0]
+            out.append(_window_around(gray, quad))
+        return out
+
+    def _absent_changed(self, image: Array) -> bool:
+        """Whether the place of a marker the last whole-frame search did not find looks otherwise
+        now (a sleeve over it moved away, something was laid on it): then the whole frame is
+        searched again, and the marker is found there if it is in sight. While it looks the same
+        (a marker out of the camera's view, or hidden by the tray's wall from this camera), the
+        other three are followed in their windows, and a frame costs no whole-frame search (about
+        4 ms of a count here: ``docs/counter.md``, *A camera that sees three markers*)."""
+        return not all(_alike(_cut(image, box), pixels) for box, pixels in self._absent)
 
     def _unchanged(self, windows: list[Window]) -> bool:
         """Every marker window holds what it held in the previous frame (the same place, and on
         average no more than sensor noise apart): the markers have not moved, so their corners stand."""
         last = self._windows
         return len(last) == len(windows) and all(
-            box == last_box and float(cv2.norm(small, last_small, cv2.NORM_L1)) <= STILL_MEAN_DIFF * small.size
-            for (box, small), (last_box, last_small) in zip(windows, last, strict=True))
+            box == last_box and _alike(small, last_small) for (box, small), (last_box, last_small) in zip(windows, last, strict=True))
 
     def _refined(self, gray: Array, corners: list[Array], ids: list[int]) -> dict[int, Array]:
         """Corners found on a half-size image, refined on the full-size one, plate ids only."""
@@ -201,12 +227,13 @@ class MarkerLocator:
         # Green carries most of the luminance and needs no conversion pass over the whole frame. A
         # still camera's markers are where they were: then only their windows' green is taken.
         windows = self._windows_near_last(frame_bgr)
-        if windows is not None and self._unchanged(windows):
+        absent_changed = self._absent_changed(frame_bgr)
+        if windows is not None and not absent_changed and self._unchanged(windows):
             found = self._last
             shape = frame_bgr.shape[:2]
         else:
             gray = frame_bgr if frame_bgr.ndim == 2 else cv2.extractChannel(frame_bgr, 1)
-            found = self.detect(gray, windows)  # the windows cut above, not cut again
+            found = self.detect(gray, windows, whole=absent_changed)  # the windows cut above, not cut again
             shape = gray.shape[:2]
         if len(found) < MIN_MARKERS and smaller_than_station_frame(shape):
             height, width = shape[:2]
@@ -229,6 +256,42 @@ class MarkerLocator:
         pose = fit_pose(found, shape[1], shape[0])
         self._last_pose, self._pose_corners, self._pose_shape = pose, found, shape
         return pose
+
+
+def _window_around(image: Array, quad: Array) -> Window:
+    """The window around a marker's corners (``quad``, 4x2 frame pixels), :data:`TRACK_MARGIN` of
+    its side beyond them, cut to the frame: its box and its grey pixels at half size (:func:`_cut`)."""
+    height, width = image.shape[:2]
+    side = float(np.max(quad.max(axis=0) - quad.min(axis=0)))
+    margin = max(side * TRACK_MARGIN, TRACK_MIN_MARGIN_PX)
+    # Even window origins keep the half-size pixels the same as the whole frame's.
+    x0 = min(max(int(quad[:, 0].min() - margin) // 2 * 2, 0), width)
+    y0 = min(max(int(quad[:, 1].min() - margin) // 2 * 2, 0), height)
+    x1 = max(min(int(quad[:, 0].max() + margin) + 2, width), x0)
+    y1 = max(min(int(quad[:, 1].max() + margin) + 2, height), y0)
+    box = (x0, y0, x1, y1)
+    return box, _cut(image, box)
+
+
+def _cut(image: Array, box: tuple[int, int, int, int]) -> Array:
+    """A box of the grey frame at half size; ``image`` is the grey frame, or the colour frame whose
+    green channel is the grey (only the box's pixels are taken from it). A box out of the frame
+    (a marker out of the camera's view) is empty."""
+    x0, y0, x1, y1 = box
+    window = image[y0:y1, x0:x1]
+    if window.shape[0] < 2 or window.shape[1] < 2:
+        return np.zeros((0, 0), np.uint8)
+    if window.ndim == 3:
+        window = cv2.extractChannel(window, 1)
+    return np.asarray(cv2.resize(window, (window.shape[1] // 2, window.shape[0] // 2), interpolation=cv2.INTER_AREA))
+
+
+def _alike(pixels: Array, before: Array) -> bool:
+    """Whether a window's half-size pixels are what they were (no more than sensor noise apart on
+    average, :data:`STILL_MEAN_DIFF`)."""
+    if pixels.shape != before.shape:
+        return False
+    return pixels.size == 0 or float(cv2.norm(pixels, before, cv2.NORM_L1)) <= STILL_MEAN_DIFF * pixels.size
 
 
 def smaller_than_station_frame(shape: tuple[int, ...]) -> bool:
