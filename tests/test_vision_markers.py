@@ -134,6 +134,20 @@ def test_a_still_frame_with_sensor_noise_is_not_searched_again(scenes: list[Imag
     assert np.abs(_plate_points(moved) - _plate_points(pose) - np.array([3.0, 0.0])).max() < 1.0
 
 
+def test_a_still_frame_keeps_its_corners_frame_after_frame(tray_train: Path) -> None:
+    # A tuning render whose corners, refined again in windows placed on the last refined corners,
+    # crossed a pixel's rounding: the windows moved by two pixels, and every other frame of a still
+    # camera was searched again, its corners moving each time. Now a still frame is searched once.
+    frame = read_image(tray_train / "test" / "t0019.jpg")
+    locator = MarkerLocator()
+    pose = locator.locate(frame)
+    counting = CountingDetector(locator._window_detector)
+    locator._window_detector = counting  # type: ignore[assignment]
+    for _ in range(4):
+        assert locator.locate(frame) is pose
+    assert counting.searches == 0
+
+
 def test_a_forgotten_camera_reads_its_next_frame_as_a_new_one(shared_dir: Path) -> None:
     # Two tuning renders from nearby camera poses: the second one's markers lie in the windows around
     # the first one's, and corners measured there differ from a whole-frame search by 0.02 px, enough

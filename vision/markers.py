@@ -121,15 +121,15 @@ class MarkerLocator:
         return self._search_near_last(gray) or found
 
     def _search_near_last(self, gray: Array, windows: list[Window] | None = None) -> dict[int, Array] | None:
-        """All four markers found again, each in a window around its corners in the previous frame,
-        or None (no previous frame with all four, or one of them not found in its window).
-        ``windows``: :meth:`_windows_near_last` of this frame, where already cut."""
+        """The markers of the previous frame (three or four) found again, each in a window around
+        its corners there, or None (no previous frame with three or four, or one of them not found
+        in its window). ``windows``: :meth:`_windows_near_last` of this frame, where already cut."""
+        if self._unchanged(gray):
+            return self._last
         if windows is None:
             windows = self._windows_near_last(gray)
         if windows is None:
             return None
-        if self._unchanged(windows):
-            return self._last
         self._windows = windows
         corners: list[Array] = []
         ids: list[int] = []
@@ -192,12 +192,13 @@ class MarkerLocator:
         4 ms of a count here: ``docs/counter.md``, *A camera that sees three markers*)."""
         return not all(_alike(_cut(image, box), pixels) for box, pixels in self._absent)
 
-    def _unchanged(self, windows: list[Window]) -> bool:
-        """Every marker window holds what it held in the previous frame (the same place, and on
-        average no more than sensor noise apart): the markers have not moved, so their corners stand."""
-        last = self._windows
-        return len(last) == len(windows) and all(
-            box == last_box and _alike(small, last_small) for (box, small), (last_box, last_small) in zip(windows, last, strict=True))
+    def _unchanged(self, image: Array) -> bool:
+        """The followed markers' windows, cut where they were cut when the markers were last looked
+        for, hold what they held then (on average no more than sensor noise apart): the markers have
+        not moved, so their corners stand. The windows are not placed anew on the corners found
+        then: refined again, a corner can cross a pixel's rounding, and a still frame's windows would
+        be searched again every other frame, their corners moving by a fraction of a pixel each time."""
+        return bool(self._windows) and all(_alike(_cut(image, box), pixels) for box, pixels in self._windows)
 
     def _refined(self, gray: Array, corners: list[Array], ids: list[int]) -> dict[int, Array]:
         """Corners found on a half-size image, refined on the full-size one, plate ids only."""
@@ -226,12 +227,12 @@ class MarkerLocator:
         no point of the warped views by more than that."""
         # Green carries most of the luminance and needs no conversion pass over the whole frame. A
         # still camera's markers are where they were: then only their windows' green is taken.
-        windows = self._windows_near_last(frame_bgr)
         absent_changed = self._absent_changed(frame_bgr)
-        if windows is not None and not absent_changed and self._unchanged(windows):
+        if not absent_changed and self._unchanged(frame_bgr):
             found = self._last
             shape = frame_bgr.shape[:2]
         else:
+            windows = self._windows_near_last(frame_bgr)
             gray = frame_bgr if frame_bgr.ndim == 2 else cv2.extractChannel(frame_bgr, 1)
             found = self.detect(gray, windows, whole=absent_changed)  # the windows cut above, not cut again
             shape = gray.shape[:2]
