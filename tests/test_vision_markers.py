@@ -118,7 +118,6 @@ def test_three_markers_are_followed_and_the_frame_searched_whole_only_when_the_f
     assert np.abs(_plate_points(locator.locate(frame)) - _plate_points(MarkerLocator().locate(frame))).max() < 0.05
 
 
-
 def test_a_still_frame_with_sensor_noise_is_not_searched_again(scenes: list[Image]) -> None:
     frame = scenes[0]
     locator = MarkerLocator()
