@@ -100,6 +100,13 @@ def bgr_to_lab(bgr: NDArray[Any], plate_level: NDArray[Any]) -> NDArray[Any]:
     return reflectance_to_lab(refl.reshape(bgr.shape))
 
 
+def mean_lab(bgr: NDArray[Any], mask: NDArray[Any], plate_level: NDArray[Any]) -> NDArray[Any]:
+    """The Lab (plate-relative, as :func:`bgr_to_lab`) of the mean colour of ``bgr``'s pixels under
+    ``mask`` (0/1 bytes of its size): one patch's colour, shape ``(3,)``."""
+    mean = np.array(cv2.mean(bgr, mask), np.float32)[:3]
+    return bgr_to_lab(mean.reshape(1, 1, 3), plate_level).reshape(3)
+
+
 def _level_centres() -> NDArray[Any]:
     """Reflectance at the centre of each quantisation level (square-root scale)."""
     q = (np.arange(LUT_LEVELS, dtype=np.float64) + 0.5) / LUT_LEVELS

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import BACKGROUND, CODE_COLOUR, COLOUR_CODES, UNKNOWN, bgr_to_lab
+from vision.colour import BACKGROUND, CODE_COLOUR, COLOUR_CODES, UNKNOWN, bgr_to_lab, mean_lab
 from vision.counter.frame import (
     Core,
     Frame,
@@ -78,9 +78,8 @@ def one_colour_where_noisy(prep: Prepared, frame: Frame, lab: NDArray[Any]) -> N
         zone = (noisy & (share >= t.NOISY_MIN_COLOUR) & (unknown_share + share >= t.NOISY_MIN_BOTH)
                 & (is_colour | unknown)).view(np.uint8)
         for inside in wide_zones(zone, radius):
-            mean = np.array(cv2.mean(frame.tray, inside.view(np.uint8)), np.float32)[:3]
-            mean_lab = bgr_to_lab(mean.reshape(1, 1, 3), frame.level).reshape(1, 3)
-            if float(prep.models[colour].mahalanobis2(mean_lab)[0]) <= t.FACE_GATE:
+            colour_lab = mean_lab(frame.tray, inside.view(np.uint8), frame.level).reshape(1, 3)
+            if float(prep.models[colour].mahalanobis2(colour_lab)[0]) <= t.FACE_GATE:
                 lab[inside & unknown] = code
 
 
@@ -113,8 +112,7 @@ def one_colour_where_speckled(prep: Prepared, frame: Frame, lab: NDArray[Any]) -
         region = inside & cube
         votes = np.bincount(lab[region], minlength=len(COLOUR_CODES) + 1)
         main = [int(c) for c in np.argsort(votes)[::-1][:2] if votes[c] > 0]  # cube codes only: region is cube
-        mean = np.array(cv2.mean(frame.tray, region.astype(np.uint8)), np.float32)[:3]
-        colour = bgr_to_lab(mean.reshape(1, 1, 3), frame.level).reshape(1, 3)
+        colour = mean_lab(frame.tray, region.astype(np.uint8), frame.level).reshape(1, 3)
         best = min(main, key=lambda c: float(prep.profile.colours[CODE_COLOUR[c]].mahalanobis2(colour)[0]))
         lab[region] = best  # the zone's rim, less dense, keeps its flips: the core is in the zone
 

@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, bgr_to_lab
+from vision.colour import BACKGROUND, COLOUR_CODES, UNKNOWN, mean_lab
 from vision.counter.frame import Core, Frame, Prepared, box_mask, largest_contour, replace_cores, roundness
 from vision.counter.tuning import PPM
 
@@ -125,8 +125,7 @@ def lying_courtier(prep: Prepared, frame: Frame, colour: str, blob: NDArray[np.u
         return None
     h, w = blob.shape
     top, pawn = prep.top_l[colour], prep.pawn_l[colour]
-    mean = np.array(cv2.mean(frame.tray[y:y + h, x:x + w], blob), np.float32)[:3]
-    light = float(bgr_to_lab(mean.reshape(1, 1, 3), frame.level).reshape(3)[0])
+    light = float(mean_lab(frame.tray[y:y + h, x:x + w], blob, frame.level)[0])
     if (top - light) < t.LYING_MIN_SHADE * max(top - pawn, 1e-3) or floor_share(frame, blob, x, y, cut) < t.LYING_MIN_FLOOR_SHARE:
         return None
     return Core(colour, area / PPM**2, float(cv2.distanceTransform(blob, cv2.DIST_L2, 3).max()) / PPM,

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision import geometry as g
-from vision.colour import COLOUR_CODES, bgr_to_lab
+from vision.colour import COLOUR_CODES, mean_lab
 from vision.counter.frame import Core, Frame, Prepared, largest_contour
 from vision.counter.tuning import FACE_AREA_MM2, PPM, TUNING, Tuning
 from vision.plate import TRAY_VIEW
@@ -85,8 +85,7 @@ def _strips(prep: Prepared, frame: Frame, colour: str, rest: NDArray[Any], origi
         if max(rect_w, rect_h) / PPM > longest:
             continue
         x, y = lx + ox, ly + oy
-        mean_bgr = np.array(cv2.mean(frame.tray[y:y + h, x:x + w], sub.astype(np.uint8)), np.float32)[:3]
-        med = bgr_to_lab(mean_bgr.reshape(1, 1, 3), frame.level).reshape(3)
+        med = mean_lab(frame.tray[y:y + h, x:x + w], sub.astype(np.uint8), frame.level)
         if float(prep.models[colour].mahalanobis2(med)[0]) > t.FACE_GATE:
             continue
         out.append(Core(colour, area_mm2, r, 0.0, 0.0, float(med[0]), contour, centre,

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision import geometry as g
-from vision.colour import bgr_to_lab
+from vision.colour import mean_lab
 from vision.counter.frame import Core, Frame, Prepared, largest_contour, roundness
 from vision.counter.tuning import FACE_AREA_MM2, PPM
 
@@ -139,8 +139,7 @@ def _pawn_beside(prep: Prepared, frame: Frame, core: Core, mask: NDArray[Any], o
     rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
     bx, by = int(origin[0]), int(origin[1])
     sub = frame.tray[by:by + blob.shape[0], bx:bx + blob.shape[1]]
-    mean_bgr = np.array(cv2.mean(sub, blob[:sub.shape[0], :sub.shape[1]]), np.float32)[:3]
-    light = float(bgr_to_lab(mean_bgr.reshape(1, 1, 3), frame.level).reshape(3)[0])
+    light = float(mean_lab(sub, blob[:sub.shape[0], :sub.shape[1]], frame.level)[0])
     r_in = float(cv2.distanceTransform(blob, cv2.DIST_L2, 3).max()) / PPM
     head = Core(core.colour, area_mm2, r_in, float(stats[i, cv2.CC_STAT_AREA]) / max(rect_w * rect_h, 1.0),
                 roundness(contour), light, contour + origin,

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import CODE_COLOUR, COLOUR_CODES, UNKNOWN, bgr_to_lab
+from vision.colour import CODE_COLOUR, COLOUR_CODES, UNKNOWN, bgr_to_lab, mean_lab
 from vision.counter.frame import Core, Frame, Prepared, largest_contour, roundness
 from vision.counter.tuning import PPM
 
@@ -131,8 +131,7 @@ def _core(prep: Prepared, frame: Frame, colour: str, blob: NDArray[np.uint8], ce
         return None
     rect_w, rect_h = cv2.minAreaRect(contour.astype(np.float32))[1]
     area_px = float(np.count_nonzero(blob))
-    mean_bgr = np.array(cv2.mean(frame.tray, blob), np.float32)[:3]
-    lightness = float(bgr_to_lab(mean_bgr.reshape(1, 1, 3), frame.level).reshape(3)[0])
+    lightness = float(mean_lab(frame.tray, blob, frame.level)[0])
     return Core(colour, area_px / PPM**2, radius, area_px / max(rect_w * rect_h, 1.0),
                 roundness(contour), lightness, contour, centre,
                 length_mm=max(rect_w, rect_h) / PPM, width_mm=min(rect_w, rect_h) / PPM, corner=True)
