@@ -82,7 +82,8 @@ class MarkerLocator:
         # then), while only three are followed: see :meth:`_absent_changed`.
         self._absent: list[Window] = []
 
-    def detect(self, gray: Array, windows: list[Window] | None = None, *, whole: bool = False) -> dict[int, Array]:
+    def detect(self, gray: Array, windows: list[Window] | None = None, *,
+               absent_changed: bool | None = None) -> dict[int, Array]:
         """Marker id -> 4x2 corner array, for the plate's ids only; other ids (a cube face can look
         like one) and duplicates of an id are ignored (a duplicate keeps the larger marker).
 
@@ -92,10 +93,12 @@ class MarkerLocator:
         were; only when the windows do not find again every marker the last whole-frame search
         found is the whole frame searched. Where that search found three (the fourth covered, or
         out of the camera's view), the three are followed so, and the whole frame is searched again
-        only when the place of the fourth changes (:meth:`_absent_changed`; ``whole``: search the
-        whole frame now). ``windows``: the followed markers' windows, where the caller has already
-        cut them (:meth:`locate`)."""
-        if not whole and not self._absent_changed(gray):
+        only when the place of the fourth changes (:meth:`_absent_changed`). ``windows`` and
+        ``absent_changed``: the followed markers' windows and whether that place changed, where the
+        caller has already cut and compared them (:meth:`locate`), so that neither is done twice."""
+        if absent_changed is None:
+            absent_changed = self._absent_changed(gray)
+        if not absent_changed:
             tracked = self._search_near_last(gray, windows)
             if tracked is not None:
                 return tracked
@@ -158,8 +161,8 @@ class MarkerLocator:
         windows: list[Window] = []
         for quad in self._last.values():
             window = _window_around(image, quad)
-            side = float(np.max(quad.max(axis=0) - quad.min(axis=0)))
             x0, y0, x1, y1 = window[0]
+            side = _side(quad)
             if x1 - x0 < side or y1 - y0 < side:
                 return None  # the marker was at the edge of a frame of another size
             windows.append(window)
@@ -234,7 +237,7 @@ class MarkerLocator:
         else:
             windows = self._windows_near_last(frame_bgr)
             gray = frame_bgr if frame_bgr.ndim == 2 else cv2.extractChannel(frame_bgr, 1)
-            found = self.detect(gray, windows, whole=absent_changed)  # the windows cut above, not cut again
+            found = self.detect(gray, windows, absent_changed=absent_changed)  # cut and compared above, not again
             shape = gray.shape[:2]
         if len(found) < MIN_MARKERS and smaller_than_station_frame(shape):
             height, width = shape[:2]
@@ -259,12 +262,16 @@ class MarkerLocator:
         return pose
 
 
+def _side(quad: Array) -> float:
+    """A marker's size in the frame: the longer side of the box around its corners (pixels)."""
+    return float(np.max(quad.max(axis=0) - quad.min(axis=0)))
+
+
 def _window_around(image: Array, quad: Array) -> Window:
     """The window around a marker's corners (``quad``, 4x2 frame pixels), :data:`TRACK_MARGIN` of
     its side beyond them, cut to the frame: its box and its grey pixels at half size (:func:`_cut`)."""
     height, width = image.shape[:2]
-    side = float(np.max(quad.max(axis=0) - quad.min(axis=0)))
-    margin = max(side * TRACK_MARGIN, TRACK_MIN_MARGIN_PX)
+    margin = max(_side(quad) * TRACK_MARGIN, TRACK_MIN_MARGIN_PX)
     # Even window origins keep the half-size pixels the same as the whole frame's.
     x0 = min(max(int(quad[:, 0].min() - margin) // 2 * 2, 0), width)
     y0 = min(max(int(quad[:, 1].min() - margin) // 2 * 2, 0), height)
