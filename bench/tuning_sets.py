@@ -72,6 +72,8 @@ TUNING_SETS = (
     TuningSet(5407, 16, foreign="coin,finger", what="a coin or a finger in every scene: the guards'"),
     TuningSet(5408, 16, foreign="coin", what="a coin in every scene: the coin guard's"),
     TuningSet(5409, 12, (20, 45), twins=3, what="piles, three shaken twins: the shaking gate's"),
+    TuningSet(5414, 12, (20, 45), twins=3,
+              what="more piles with three shaken twins: how sure a read after a shake should be"),
     TuningSet(5410, 40, (25, 45), what="piles no shipped model was fitted on: for judging a change to the decision out of sample"),
     TuningSet(5411, 40, (20, 45), courtiers=True,
               what="piles, every one with courtiers: the courtier stages' (courtiers on piles, the commonest miss)"),
