@@ -5,8 +5,17 @@ from __future__ import annotations
 import pytest
 from laid_out import laid_out
 
+from controller import joining
 from controller.joined_reads import JOINT_BAR, Witness, asked_as_joined, join_reads, joined_courtiers
-from controller.joining import FLOOR, joint_chances, named_counts, sight_chance
+from controller.joining import (
+    FLOOR,
+    FLOOR_DECAY,
+    SPREAD_DOUBT,
+    joint_chances,
+    named_counts,
+    sight_chance,
+    spread_named,
+)
 from controller.verify import Assessment
 from vision.reading import TrayReading
 
@@ -148,3 +157,41 @@ def test_joined_courtiers_are_read_with_the_joined_cubes_or_left_to_the_host() -
     assert joined_courtiers([first, second, last], {"purple": 3, "red": 4}) is None
     alike = [read({"purple": 2}, {"purple": 1}), read({"purple": 1}, {"purple": 1})]
     assert joined_courtiers(alike, {"purple": 2}) == {"purple": 1}
+
+
+def test_a_read_after_a_shake_keeps_part_of_the_doubt_the_counter_states() -> None:
+    """A spread tray is read right more often than the counter says (tuning seeds 5409 and 5414):
+    its likeliest count gains what the others lose, and what the alternatives leave out shrinks too,
+    down to the floor. A pile read keeps the counter's own odds."""
+    assert 0.0 < SPREAD_DOUBT < 1.0
+    named = {31: 0.75, 32: 0.2, 30: 0.05}
+    surer = spread_named(named)
+    assert sum(surer.values()) == pytest.approx(1.0)
+    assert surer[32] == pytest.approx(0.2 * SPREAD_DOUBT) and surer[30] == pytest.approx(0.05 * SPREAD_DOUBT)
+    assert surer[31] == pytest.approx(1.0 - 0.25 * SPREAD_DOUBT)
+    read = _read({"black": 31}, {"black": [(31, 0.75), (32, 0.2), (30, 0.05)]}, cover=0.9)
+    pile = sight_chance(read, "black", 32) / sight_chance(read, "black", 31)
+    spread = sight_chance(read, "black", 32, spread=True) / sight_chance(read, "black", 31, spread=True)
+    assert spread < pile
+    assert sight_chance(read, "black", 28, spread=True) < sight_chance(read, "black", 28)
+    assert sight_chance(read, "black", 20, spread=True) >= FLOOR * FLOOR_DECAY ** 9 * 0.5
+
+
+def test_spread_reads_alike_settle_a_pile_the_counter_doubted_each_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tuning seed 5409 ``t0007`` (7 red, 31 black, the beam 38): the pile read and its three shaken
+    twins all saw 31 black, each giving 32 a fifth to a quarter. Joined at the counter's own odds
+    they stayed under the bar and the host was asked; taking the spread reads as sure as such reads
+    are right, the four settle 31 black."""
+    def seen(black: list[tuple[int, float]], cover: float) -> TrayReading:
+        return _read({"red": 7, "black": 31}, {"black": black}, cover)
+
+    reads = [seen([(31, 0.549), (32, 0.275), (30, 0.123), (33, 0.053)], 0.971),
+             seen([(31, 0.737), (32, 0.222), (33, 0.03), (30, 0.011)], 0.983),
+             seen([(31, 0.771), (32, 0.207), (33, 0.022)], 0.979),
+             seen([(31, 0.635), (32, 0.245), (30, 0.082), (33, 0.038)], 0.981)]
+    spread = [False, True, True, True]
+    chances = joint_chances(reads, 38, 0.03, {}, None, spread)
+    assert chances[0][1] == {"red": 7, "black": 31} and chances[0][0] >= JOINT_BAR
+    monkeypatch.setattr(joining, "SPREAD_DOUBT", 1.0)  # the counter's own odds, as before
+    as_stated = joint_chances(reads, 38, 0.03, {}, None, spread)
+    assert as_stated[0][1] == {"red": 7, "black": 31} and as_stated[0][0] < JOINT_BAR

@@ -256,6 +256,15 @@ def _blue_unsure(p: float, shift_mm: float) -> Callable[[dict[str, int]], TrayRe
     return read
 
 
+def _blue_over(p: float, shift_mm: float) -> Callable[[dict[str, int]], TrayReading]:
+    """A read that leans, ``p`` sure, to one blue cube more than the tray holds."""
+    def read(truth: dict[str, int]) -> TrayReading:
+        b = truth["blue"] + 1
+        return TrayReading(cubes={**truth, "blue": b}, trusted=False, confidence=0.6, detections=laid_out(truth, shift_mm),
+                           alternatives={"blue": [(b, p), (b - 1, round(1 - p, 3))]})
+    return read
+
+
 def test_two_unsure_reads_of_a_tray_that_moved_settle_it_together(tmp_path: Path) -> None:
     """Neither read is sure alone (blue 62 % before the shake, 92 % after), but the shake moved
     every cube, so the two are two looks: joined by their likelihoods they leave the true count 95 %
@@ -365,10 +374,12 @@ def test_spread_reads_that_disagree_leave_it_to_the_host(tmp_path: Path) -> None
 
 
 def test_the_question_after_joined_reads_names_what_they_leave_open(tmp_path: Path) -> None:
-    """Four reads, the tray shaken between them, each 60 % sure of the true blue: joined they still
-    leave blue open, and the host is asked. The last read alone is unsure of yellow too, but the
-    three before it were sure of yellow, so the question names blue alone, with the joined odds;
-    an answer completes the reads' likeliest tray, which is in the records."""
+    """Four reads, the tray shaken between them, each 60 % sure of its blue, one of them of a blue
+    cube more than the others saw: joined they lean to the true blue but leave it open (a read
+    after a shake is taken as surer than it says, ``controller.joining.SPREAD_DOUBT``, so reads that
+    all agreed would settle it), and the host is asked. The last read alone is unsure of yellow too,
+    but the three before it were sure of yellow, so the question names blue alone, with the joined
+    odds; an answer completes the reads' likeliest tray, which is in the records."""
     sim, cyc = _world(tmp_path)
 
     def and_yellow(shift_mm: float) -> Callable[[dict[str, int]], TrayReading]:
@@ -378,7 +389,7 @@ def test_the_question_after_joined_reads_names_what_they_leave_open(tmp_path: Pa
             return replace(unsure, alternatives={**unsure.alternatives, "yellow": [(y, 0.6), (y + 1, 0.4)]})
         return read
 
-    reader = ShakenReader(sim, _blue_unsure(0.6, 0.0), _blue_unsure(0.6, 5.0), _blue_unsure(0.6, -3.0), and_yellow(3.0))
+    reader = ShakenReader(sim, _blue_unsure(0.6, 0.0), _blue_unsure(0.6, 5.0), _blue_over(0.6, -3.0), and_yellow(3.0))
     _shaking(cyc, reader)
     drop_id = cyc.plan(ATTACK)["drop_id"]
     view = cyc.release(drop_id)
@@ -497,7 +508,8 @@ def _marked(read: Callable[[dict[str, int]], TrayReading], colour: str) -> Calla
 
 
 def test_the_host_is_told_whether_the_photo_circles_the_colour_asked_about(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The question after joined reads names blue, but the last photo circles only a yellow patch
+    """The question after joined reads names blue (they disagree on it, as in
+    :func:`test_the_question_after_joined_reads_names_what_they_leave_open`), but the last photo circles only a yellow patch
     (that read alone doubted yellow): the view and the CLI send the host to the tray for blue, not
     to a circle that is not there; the record keeps which asked colours the photo circles. A read
     whose own blue patch is circled is asked about as before."""
@@ -508,7 +520,7 @@ def test_the_host_is_told_whether_the_photo_circles_the_colour_asked_about(tmp_p
         y = truth["yellow"]
         return replace(unsure, alternatives={**unsure.alternatives, "yellow": [(y, 0.6), (y + 1, 0.4)]})
 
-    reader = ShakenReader(sim, _blue_unsure(0.6, 0.0), _blue_unsure(0.6, 5.0), _blue_unsure(0.6, -3.0),
+    reader = ShakenReader(sim, _blue_unsure(0.6, 0.0), _blue_unsure(0.6, 5.0), _blue_over(0.6, -3.0),
                           _marked(yellow_unsure, "yellow"))
     _shaking(cyc, reader)
     view = cyc.release(cyc.plan(ATTACK)["drop_id"])
