@@ -81,16 +81,18 @@ def contradicts(before: Assessment, counts: dict[str, int]) -> dict[str, list[in
     """The colours where ``counts`` (a read after shaking) is none of the counts the read before
     the shake left possible: for a colour it doubted, any count of a combination that still fitted;
     for the others, what it read. Empty where the two reads agree. Both reads are of the same cubes,
-    so a disagreement means one of them is wrong: the host settles it, asked about those colours."""
+    so a disagreement means one of them is wrong: the host settles it, asked about those colours.
+
+    A candidate names every colour where the beam and the ledger weighed whole trays, but only its
+    own colour where the reads joined left a question about several (``joined_reads``' candidates,
+    one colour each): a colour is then judged on the candidates that name it (held-out seed 4756
+    stopped the drop cycle with a KeyError where a second colour was asked about so)."""
     rec = before.reconciliation
     fitting = [c["counts"] for c in rec.candidates if c["out"] is None] if rec is not None else []
     out = {}
     for colour in sorted(set(counts) | set(before.counts)):
         now = counts.get(colour, 0)
-        if fitting and colour in fitting[0]:
-            possible = {c[colour] for c in fitting}
-        else:
-            possible = {before.counts.get(colour, 0)}
+        possible = {c[colour] for c in fitting if colour in c} or {before.counts.get(colour, 0)}
         if now not in possible:
             out[colour] = sorted(possible | {now})
     return out

@@ -16,7 +16,8 @@ from controller.joining import (
     sight_chance,
     spread_named,
 )
-from controller.verify import Assessment
+from controller.rereads import contradicts
+from controller.verify import Assessment, Reconciliation
 from vision.reading import TrayReading
 
 
@@ -195,3 +196,16 @@ def test_spread_reads_alike_settle_a_pile_the_counter_doubted_each_time(monkeypa
     monkeypatch.setattr(joining, "SPREAD_DOUBT", 1.0)  # the counter's own odds, as before
     as_stated = joint_chances(reads, 38, 0.03, {}, None, spread)
     assert as_stated[0][1] == {"red": 7, "black": 31} and as_stated[0][0] < JOINT_BAR
+
+
+def test_a_read_after_a_joined_question_about_two_colours_is_held_against_each() -> None:
+    """The reads joined may leave a question about two colours, its candidates one colour each
+    (held-out seed 4756 stopped the drop cycle with a KeyError on such a witness). A later read is
+    held against each colour's own candidates, and against the read's counts for the rest."""
+    asked = Assessment(["Is it 16 or 17 blue, 11 or 12 purple?"], {"blue": 16, "purple": 12, "red": 3},
+                       Reconciliation("the 2 reads together", [
+                           {"counts": {"blue": 16}, "out": None}, {"counts": {"blue": 17}, "out": None},
+                           {"counts": {"purple": 12}, "out": None}, {"counts": {"purple": 11}, "out": None}],
+                           None, 0.03))
+    assert contradicts(asked, {"blue": 17, "purple": 11, "red": 3}) == {}
+    assert contradicts(asked, {"blue": 15, "purple": 12, "red": 4}) == {"blue": [15, 16, 17], "red": [3, 4]}
