@@ -248,20 +248,14 @@ def test_a_shaken_read_that_contradicts_the_first_asks_about_those_colours(tmp_p
     assert cyc.store.verify().ok
 
 
-def _blue_unsure(p: float, shift_mm: float) -> Callable[[dict[str, int]], TrayReading]:
+def _blue_unsure(p: float, shift_mm: float, *, one_more: bool = False) -> Callable[[dict[str, int]], TrayReading]:
+    """A read unsure of blue between the tray's count and one more: ``p`` sure of the tray's count,
+    or (``one_more``) of one blue cube more than the tray holds, the rest on the other."""
     def read(truth: dict[str, int]) -> TrayReading:
         b = truth["blue"]
-        return TrayReading(cubes=truth, trusted=False, confidence=0.6, detections=laid_out(truth, shift_mm),
-                           alternatives={"blue": [(b, p), (b + 1, round(1 - p, 3))]})
-    return read
-
-
-def _blue_over(p: float, shift_mm: float) -> Callable[[dict[str, int]], TrayReading]:
-    """A read that leans, ``p`` sure, to one blue cube more than the tray holds."""
-    def read(truth: dict[str, int]) -> TrayReading:
-        b = truth["blue"] + 1
-        return TrayReading(cubes={**truth, "blue": b}, trusted=False, confidence=0.6, detections=laid_out(truth, shift_mm),
-                           alternatives={"blue": [(b, p), (b - 1, round(1 - p, 3))]})
+        seen, other = (b + 1, b) if one_more else (b, b + 1)
+        return TrayReading(cubes={**truth, "blue": seen}, trusted=False, confidence=0.6, detections=laid_out(truth, shift_mm),
+                           alternatives={"blue": [(seen, p), (other, round(1 - p, 3))]})
     return read
 
 
@@ -355,14 +349,8 @@ def test_spread_reads_that_disagree_leave_it_to_the_host(tmp_path: Path) -> None
     about blue alone, and every read is in the records."""
     sim, cyc = _world(tmp_path)
 
-    def one_more(shift_mm: float) -> Callable[[dict[str, int]], TrayReading]:
-        def read(truth: dict[str, int]) -> TrayReading:
-            b = truth["blue"] + 1
-            return TrayReading(cubes={**truth, "blue": b}, trusted=False, confidence=0.6,
-                               detections=laid_out(truth, shift_mm), alternatives={"blue": [(b, 0.9), (b - 1, 0.1)]})
-        return read
-
-    _shaking(cyc, ShakenReader(sim, _blue_unsure(0.62, 0.0), one_more(5.0), _blue_unsure(0.9, -3.0), one_more(3.0)))
+    _shaking(cyc, ShakenReader(sim, _blue_unsure(0.62, 0.0), _blue_unsure(0.9, 5.0, one_more=True), _blue_unsure(0.9, -3.0),
+                               _blue_unsure(0.9, 3.0, one_more=True)))
     drop_id = cyc.plan(ATTACK)["drop_id"]
     view = cyc.release(drop_id)
     b = sim.tray_contents()["blue"]
@@ -389,7 +377,7 @@ def test_the_question_after_joined_reads_names_what_they_leave_open(tmp_path: Pa
             return replace(unsure, alternatives={**unsure.alternatives, "yellow": [(y, 0.6), (y + 1, 0.4)]})
         return read
 
-    reader = ShakenReader(sim, _blue_unsure(0.6, 0.0), _blue_unsure(0.6, 5.0), _blue_over(0.6, -3.0), and_yellow(3.0))
+    reader = ShakenReader(sim, _blue_unsure(0.6, 0.0), _blue_unsure(0.6, 5.0), _blue_unsure(0.6, -3.0, one_more=True), and_yellow(3.0))
     _shaking(cyc, reader)
     drop_id = cyc.plan(ATTACK)["drop_id"]
     view = cyc.release(drop_id)
@@ -412,12 +400,8 @@ def test_a_fourth_read_settles_what_three_left_open(tmp_path: Path) -> None:
     ``t0009``, asked with three reads)."""
     sim, cyc = _world(tmp_path)
 
-    def one_more(truth: dict[str, int]) -> TrayReading:
-        b = truth["blue"] + 1
-        return TrayReading(cubes={**truth, "blue": b}, trusted=False, confidence=0.6,
-                           detections=laid_out(truth, 5.0), alternatives={"blue": [(b, 0.9), (b - 1, 0.1)]})
-
-    reader = ShakenReader(sim, _blue_unsure(0.62, 0.0), one_more, _blue_unsure(0.9, -3.0), _blue_unsure(0.9, 3.0))
+    reader = ShakenReader(sim, _blue_unsure(0.62, 0.0), _blue_unsure(0.9, 5.0, one_more=True), _blue_unsure(0.9, -3.0),
+                          _blue_unsure(0.9, 3.0))
     reading = _settled_without_asking(sim, cyc, reader, [1, "vibrate", 2, "vibrate", 3, "vibrate", 4])
     b = sim.tray_contents()["blue"]
     assert any("by the 4 reads together" in n and f"the reads saw {b}, {b + 1}, {b}, {b} blue" in n
@@ -520,7 +504,7 @@ def test_the_host_is_told_whether_the_photo_circles_the_colour_asked_about(tmp_p
         y = truth["yellow"]
         return replace(unsure, alternatives={**unsure.alternatives, "yellow": [(y, 0.6), (y + 1, 0.4)]})
 
-    reader = ShakenReader(sim, _blue_unsure(0.6, 0.0), _blue_unsure(0.6, 5.0), _blue_over(0.6, -3.0),
+    reader = ShakenReader(sim, _blue_unsure(0.6, 0.0), _blue_unsure(0.6, 5.0), _blue_unsure(0.6, -3.0, one_more=True),
                           _marked(yellow_unsure, "yellow"))
     _shaking(cyc, reader)
     view = cyc.release(cyc.plan(ATTACK)["drop_id"])
