@@ -5,7 +5,7 @@ on the rest. The rule is by scene number so that anyone can recompute it:
 
 * held out: ``tray_train/test/tNNNN`` with ``NNNN % 3 == 0`` (55 of 167 scenes), and every scene
   rendered with ``tools/tray_render/render.py --seed`` in ``HELD_OUT_RENDER_SEEDS`` (2026 and
-  4711-4756: fresh sets nobody tuned on, whose summary figures are read; three clean scenes that
+  4711-4757: fresh sets nobody tuned on, whose summary figures are read; three clean scenes that
   seeds 4717 and 4719 refused were looked into for the guards, so those two sets no longer judge a
   guard: docs/counter.md; 4745 rendered with ``--n-test 12 --twins 3``, fixed before rendering,
   8 first, which the renderer refuses: it needs at least 11 scenes; 4746 likewise with
@@ -32,7 +32,10 @@ on the rest. The rule is by scene number so that anyone can recompute it:
   station's gate on piles a second time and to judge the sixteenth session's changes under the
   rule beside it there; 4756 piles with shaken twins, ``--n-test 14 --cubes 20,45 --twins 3``,
   fixed before rendering, declared to judge the seventeenth session's change to how the station
-  weighs reads after a shake, under the rule beside it there);
+  weighs reads after a shake, under the rule beside it there; 4757 the shared mix with shaken
+  twins, ``--n-test 16 --twins 3``, fixed before rendering, declared to measure the counter and
+  the station's gate on the mix the issue is judged on, and to judge the eighteenth session's
+  changes to the drop cycle under the rule beside it there);
 * tuning: ``tray_train/test/tNNNN`` with ``NNNN % 3 != 0``, ``tray_dev/test`` and every set's
   calibration shots.
 """
