@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from controller.joining import joint_chances, named_counts
+from controller.joining import JointChances, joint_chances, named_counts
 from controller.verify import (
     UNSURE_SHARE,
     Assessment,
@@ -80,7 +80,7 @@ def join_reads(witnesses: list[Witness], obs: TrayReading, beam: int | None, clu
     return None if joint is None else _settled(joint, obs)
 
 
-Joint = tuple[list[TrayReading], list[tuple[float, dict[str, int]]], float]
+Joint = tuple[list[TrayReading], JointChances, float]
 
 
 class Settled(NamedTuple):
@@ -184,11 +184,7 @@ def _question(joint: Joint, obs: TrayReading, beam: int | None, clump: float, no
     reads, chances, _ = joint
     if not chances:
         return None
-    shares: dict[str, dict[int, float]] = {}
-    for weight, tray in chances:
-        for colour, n in tray.items():
-            shares.setdefault(colour, {})
-            shares[colour][n] = shares[colour].get(n, 0.0) + weight
+    shares = chances.by_colour()
     doubt = {colour: 1.0 - max(counts.values()) for colour, counts in shares.items()}
     left, question = sum(doubt.values()), {}
     for colour in sorted(doubt, key=lambda c: (-doubt[c], c)):
@@ -202,7 +198,7 @@ def _question(joint: Joint, obs: TrayReading, beam: int | None, clump: float, no
         return None
     rec = Reconciliation(
         f"the {len(reads)} reads together, the tray shaken between them, give "
-        + "; ".join(" or ".join(f"{n} {colour} ({shares[colour][n]:.0%})" for n in sorted(counts, key=lambda n: -shares[colour][n]))
+        + "; ".join(" or ".join(f"{n} {colour} ({shares[colour][n]:.0%})" for n in sorted(counts, key=lambda n: (-shares[colour][n], n)))
                     for colour, counts in sorted(question.items())),
         [{"counts": {colour: n}, "total": None, "prior": round(shares[colour][n], 4),
           "posterior": round(shares[colour][n], 4), "out": None} for colour, counts in sorted(question.items()) for n in counts],

@@ -25,9 +25,12 @@ let one read that rightly left a hidden cube out veto every later one.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
+from typing import overload
+
+import numpy as np
+import numpy.typing as npt
 
 from controller.verify import beam_likelihood, ledger_faults
 from vision.hidden import colour_hidden_mean, hidden_count_chance
@@ -90,14 +93,64 @@ def sight_chance(read: TrayReading, colour: str, in_tray: int, spread: bool = Fa
     return chance
 
 
+#: The most tray contents weighed at once. Reads of one tray agree on most colours, so their join
+#: weighs a few thousand (each colour a handful of counts); reads that disagree on every colour
+#: (a hand in the way, a read of another tray) would multiply them past what memory and the page's
+#: wait allow (the grid of contents is weighed at once: a million take about 0.1 s and 35 MB here).
+#: Past this the least likely counts are dropped, colour by colour, and their weight is kept in the
+#: whole as if every tray they make fitted the beam as well as any tray can: no share is overstated,
+#: so a join so cut short can only be less sure, never more.
+MOST_TRAYS = 1_000_000
+
+
+class JointChances(Sequence[tuple[float, dict[str, int]]]):
+    """Every tray content the reads leave weight to, with its share, the likeliest first (as a
+    sequence of ``(share, tray)``), and each colour's counts with their shares (:meth:`by_colour`).
+
+    The contents are a grid, one axis a colour, weighed at once; a tray is named (a dict) only when
+    it is asked for, so a join over many contents costs what the grid costs."""
+
+    def __init__(self, colours: list[str], counts: list[npt.NDArray[np.int64]], shares: npt.NDArray[np.float64]) -> None:
+        self.colours, self.counts = colours, counts
+        flat = shares.ravel()
+        kept = np.flatnonzero(flat > 0.0)
+        self._order = kept[np.argsort(-flat[kept], kind="stable")]  # ties in the grid's order
+        self._flat, self._shape, self._shares = flat, shares.shape, shares
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[float, dict[str, int]]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[float, dict[str, int]]]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[float, dict[str, int]] | list[tuple[float, dict[str, int]]]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        flat = int(self._order[i])
+        cell = np.unravel_index(flat, self._shape)
+        return float(self._flat[flat]), {c: int(n[k]) for c, n, k in zip(self.colours, self.counts, cell, strict=True)}
+
+    def by_colour(self) -> dict[str, dict[int, float]]:
+        """Each colour's counts with the share of the trays that hold them (counts of no weight
+        left out)."""
+        out: dict[str, dict[int, float]] = {}
+        for axis, (colour, counts) in enumerate(zip(self.colours, self.counts, strict=True)):
+            others = tuple(a for a in range(len(self.colours)) if a != axis)
+            marginal = self._shares.sum(axis=others) if others else self._shares
+            out[colour] = {int(n): float(w) for n, w in zip(counts, marginal, strict=True) if w > 0.0}
+        return out
+
+
 def joint_chances(reads: Sequence[TrayReading], beam: int | None, clump: float, dropped: dict[str, int],
                   tower_before: dict[str, int] | None,
-                  spread: Sequence[bool] | None = None) -> list[tuple[float, dict[str, int]]]:
+                  spread: Sequence[bool] | None = None) -> JointChances:
     """Every tray content the reads together leave weight to, with its share of the weight, the
     likeliest first (empty where none fits the beam and the ledger). ``spread``: for each read,
     whether it was made after a shake (none, where not given). Each colour's counts are
     weighed apart (the reads' sights and the hidden cubes factor by colour), then put together
-    with the beam, which sees only the total."""
+    with the beam, which sees only the total (at most :data:`MOST_TRAYS` contents)."""
     colours = sorted(set().union(*(r.cubes for r in reads)))
     spread = list(spread) if spread is not None else [False] * len(reads)
     per_colour: list[list[tuple[int, float]]] = []
@@ -108,14 +161,36 @@ def joint_chances(reads: Sequence[TrayReading], beam: int | None, clump: float, 
                    if not ledger_faults({colour: n}, dropped, tower_before)}
         total = sum(weights.values())
         if total <= 0.0:
-            return []
+            return JointChances([], [], np.zeros(0))
         per_colour.append([(n, w / total) for n, w in weights.items() if w / total >= NEGLIGIBLE])
-    trays = []
-    for choice in itertools.product(*per_colour):
-        weight = math.prod(w for _, w in choice)
-        if beam is not None:
-            weight *= beam_likelihood(beam, sum(n for n, _ in choice), clump)
-        if weight > 0.0:
-            trays.append((weight, {c: n for c, (n, _) in zip(colours, choice, strict=True)}))
-    norm = sum(w for w, _ in trays)
-    return sorted(((w / norm, tray) for w, tray in trays), key=lambda t: -t[0])
+    lo = sum(min(n for n, _ in choice) for choice in per_colour)
+    hi = sum(max(n for n, _ in choice) for choice in per_colour)
+    likelihood = np.array([beam_likelihood(beam, t, clump) if beam is not None else 1.0 for t in range(lo, hi + 1)])
+    per_colour, dropped_weight = _at_most(per_colour, MOST_TRAYS)
+    counts_of = [np.array([n for n, _ in choice], np.int64) for choice in per_colour]
+    grid: npt.NDArray[np.float64] = np.ones(())
+    totals: npt.NDArray[np.int64] = np.zeros((), np.int64)
+    for choice, axis in zip(per_colour, counts_of, strict=True):  # the colours' weights multiplied in order
+        grid = grid[..., None] * np.array([w for _, w in choice])
+        totals = totals[..., None] + axis
+    grid = grid * likelihood[totals - lo]
+    # the trays dropped to keep the grid small, weighed as if they fitted the beam as well as any could
+    norm = float(grid.sum()) + dropped_weight * float(likelihood.max())
+    if norm <= 0.0:
+        return JointChances([], [], np.zeros(0))
+    return JointChances(colours, counts_of, grid / norm)
+
+
+def _at_most(per_colour: list[list[tuple[int, float]]], most: int) -> tuple[list[list[tuple[int, float]]], float]:
+    """Each colour's counts, its least likely ones dropped (the least likely of all first, a colour
+    keeping one at least) until the trays they make are at most ``most``; and the weight of the
+    trays so dropped, out of the whole's 1."""
+    kept = [sorted(choice, key=lambda c: -c[1]) for choice in per_colour]
+    while math.prod(len(k) for k in kept) > most:
+        colour = min((i for i, k in enumerate(kept) if len(k) > 1), key=lambda i: kept[i][-1][1])
+        kept[colour].pop()
+    if all(len(k) == len(c) for k, c in zip(kept, per_colour, strict=True)):
+        return per_colour, 0.0
+    whole = math.prod(sum(w for _, w in c) for c in per_colour)
+    left = math.prod(sum(w for _, w in k) for k in kept)
+    return [sorted(k) for k in kept], whole - left

@@ -209,3 +209,43 @@ def test_a_read_after_a_joined_question_about_two_colours_is_held_against_each()
                            None, 0.03))
     assert contradicts(asked, {"blue": 17, "purple": 11, "red": 3}) == {}
     assert contradicts(asked, {"blue": 15, "purple": 12, "red": 4}) == {"blue": [15, 16, 17], "red": [3, 4]}
+
+
+def _disagreeing() -> list[TrayReading]:
+    """Two reads that disagree on every colour (not one tray's reads: a hand in the way, a read of
+    another tray): their join weighs every colour's counts of both."""
+    colours = ("red", "blue", "yellow", "purple", "black", "green")
+    return [_read({c: 5 for c in colours}, {c: [(5, 0.4), (3, 0.3), (7, 0.3)] for c in colours}, 0.6),
+            _read({c: 8 for c in colours}, {c: [(8, 0.4), (10, 0.3), (2, 0.3)] for c in colours}, 0.6)]
+
+
+def test_a_join_of_reads_that_disagree_everywhere_weighs_at_most_its_bound_and_overstates_no_share(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Such reads once made the join enumerate millions of trays in Python (seconds a read, found by
+    tests/test_controller_gate_properties.py). Cut to fewer contents, the trays kept keep their order
+    and none is given more than the whole join gave it: the dropped trays' weight stays in the whole."""
+    reads = _disagreeing()
+    whole = joint_chances(reads, 40, 0.03, {}, None, [False, True])
+    monkeypatch.setattr(joining, "MOST_TRAYS", 5_000)
+    cut = joint_chances(reads, 40, 0.03, {}, None, [False, True])
+    assert len(cut) <= 5_000 < len(whole)
+    given = {tuple(sorted(tray.items())): share for share, tray in whole}
+    assert all(share <= given[tuple(sorted(tray.items()))] * (1 + 1e-9) for share, tray in cut)
+    assert cut[0][1] == whole[0][1]
+    assert sum(share for share, _ in cut) < 1.0
+
+
+def test_each_colour_s_shares_are_those_of_the_trays_that_hold_its_counts() -> None:
+    reads = [_read({"red": 6, "blue": 3}, {"blue": [(3, 0.6), (4, 0.4)]}),
+             _read({"red": 6, "blue": 4}, {"blue": [(4, 0.9), (3, 0.1)]})]
+    chances = joint_chances(reads, 10, 0.03, {}, None)
+    by_tray: dict[str, dict[int, float]] = {}
+    for share, tray in chances:
+        for colour, n in tray.items():
+            by_tray.setdefault(colour, {})
+            by_tray[colour][n] = by_tray[colour].get(n, 0.0) + share
+    shares = chances.by_colour()
+    assert shares.keys() == by_tray.keys()
+    for colour, counts in by_tray.items():
+        assert shares[colour] == pytest.approx(counts)
+    assert chances[:2] == [chances[0], chances[1]]
