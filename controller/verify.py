@@ -27,6 +27,7 @@ What the cycle does with a doubted read (read again, shake the tray, ask the hos
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -151,18 +152,30 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
     if not colours:
         return None
     candidates: list[dict[str, Any]] = []
+    # what the ledger says of each colour's count, and the beam of each total, worked out once: the
+    # combinations are many (4 counts in each of 6 colours: 4096) but their counts and totals few
+    @functools.cache
+    def faults_of(colour: str, n: int) -> list[str]:
+        return ledger_faults({colour: n}, dropped, tower_before)
+
+    @functools.cache
+    def beam_of(total: int) -> tuple[bool, float]:
+        assert beam is not None
+        return beam >= total or undercount_plausible(beam, total, clump), beam_evidence(beam, total, clump)
+
     for combo in itertools.product(*(obs.alternatives[c] for c in colours)):
         counts = {**obs.cubes, **{c: int(n) for c, (n, _) in zip(colours, combo, strict=True)}}
         prior = math.prod(float(p) for _, p in combo)
         total = sum(counts.values())
-        faults = ledger_faults(counts, dropped, tower_before)
+        faults = [fault for colour, n in sorted(counts.items()) for fault in faults_of(colour, n)]
         out = faults[0] if faults else None
         weight = prior
         if out is None and beam is not None:
-            if beam < total and not undercount_plausible(beam, total, clump):
+            plausible, evidence = beam_of(total)
+            if not plausible:
                 out = f"{total} cubes in all, too many for the break-beam's {beam} (clumps do not explain it)"
             else:
-                weight = prior * beam_evidence(beam, total, clump)
+                weight = prior * evidence
                 if weight <= 0.0:
                     out = f"{total} cubes in all, but the break-beam counted {beam} falling"
         candidates.append({"counts": {c: counts[c] for c in colours}, "total": total, "prior": round(prior, 4),
