@@ -178,3 +178,92 @@ def test_a_question_offers_counts_the_reads_named_and_its_base_completes_it(stat
     # a tray the ledger allows too, so that any answer on offer can be resolved
     base = rec.best or verified.observation.cubes
     assert not ledger_faults({c: n for c, n in base.items() if c not in question}, dropped, tower_before)
+
+
+# The whole drop cycle, records and all: a battle on the simulated station whose counter hesitates
+# as drawn; whatever the gate does, the records stay whole and the host can always finish the drop.
+
+ATTACK = {"battle": "attack", "attacker": "blue", "attacking_armies": 6, "defender": "yellow",
+          "defending_armies": 5}
+
+
+@st.composite
+def hesitations(draw: Any) -> list[dict[str, Any]]:
+    """How each read after the drop errs: a colour or two one off, some colours in doubt (the truth
+    among the alternatives or not), trusted or not, its patches moved by each shake or not."""
+    out = []
+    for _ in range(draw(st.integers(1, MAX_READS))):
+        out.append({"off": draw(st.dictionaries(st.sampled_from(ALL_COLOURS), st.sampled_from((-1, 1)), max_size=2)),
+                    "doubted": draw(st.lists(st.sampled_from(ALL_COLOURS), max_size=3, unique=True)),
+                    "seed": draw(st.integers(0, 2**16)), "trusted": draw(st.booleans()),
+                    "cover": draw(st.floats(0.6, 1.0)), "still": draw(st.integers(0, 4)) == 0})
+    return out
+
+
+class HesitantReader:
+    """Reads the simulated tray as drawn (``hesitations``), one after each shake; the reads before
+    and after a drop (the tray checks) are exact."""
+
+    def __init__(self, sim: Any, drawn: list[dict[str, Any]]) -> None:
+        self.sim, self.drawn, self.reads = sim, drawn, 0
+
+    def read(self, tag: str, *, wait_settle: bool = True, save: bool = True) -> TrayReading:
+        truth = {c: int(self.sim.tray_contents().get(c, 0)) for c in ALL_COLOURS}
+        if not tag.startswith("drop-"):
+            return TrayReading(cubes=truth, source="direct")
+        how = self.drawn[min(self.reads, len(self.drawn) - 1)]
+        self.reads += 1
+        rng = np.random.default_rng(how["seed"])
+        cubes = {c: max(n + how["off"].get(c, 0), 0) for c, n in truth.items()}
+        alternatives = {}
+        for colour in how["doubted"]:
+            n = cubes[colour]
+            other = truth[colour] if truth[colour] != n else n + 1
+            p = round(float(rng.uniform(0.5, 0.9)), 3)
+            alternatives[colour] = [(n, p), (other, round(1 - p, 3))]
+        shift = 0.0 if how["still"] else float(rng.uniform(5, 20))
+        detections = [Detection("cube", c, np.zeros((4, 2)), (10.0 * i + shift, 8.0 * k))
+                      for k, c in enumerate(ALL_COLOURS) for i in range(min(cubes[c], 3))]
+        return TrayReading(cubes=cubes, trusted=how["trusted"] and not alternatives, confidence=0.5,
+                           detections=detections, alternatives=alternatives,
+                           alternatives_cover=1.0 if not alternatives else how["cover"])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(hesitations())
+def test_whatever_the_gate_does_the_records_stay_whole_and_the_host_can_finish_the_drop(
+        tmp_path_factory: Any, drawn: list[dict[str, Any]]) -> None:
+    from controller import session as ses
+    from controller.cycle import DropCycle
+    from controller.readers import DirectReader
+    from controller.records import RecordStore
+    from simulation.board import SimTrayBoard
+    from simulation.funnel import SimFunnelRelease
+    from simulation.hands import SimHands
+    from simulation.world import SimWorld
+
+    tmp = tmp_path_factory.mktemp("station")
+    sim = SimWorld(tmp / "sim-world.json", seed=5)
+    store = RecordStore.open(tmp)
+    cyc = DropCycle(store, funnel=SimFunnelRelease(sim), reader=DirectReader(sim.tray_contents), hands=SimHands(sim),
+                    tray_board=SimTrayBoard(sim))
+    cyc.new_session(["red", "blue", "yellow"])
+    cyc.release(cyc.plan({"battle": "initial_fill"})["drop_id"])
+    for player in ("red", "blue", "yellow"):
+        cyc.deploy(player, 15)
+    cyc.reader = HesitantReader(sim, drawn)
+    drop_id = cyc.plan(ATTACK)["drop_id"]
+    view = cyc.release(drop_id)
+    assert cyc.store.verify().ok
+    truth = ses.clean(sim.tray_contents())
+    if view["phase"] == "counted":  # the station asks: the host answers, or corrects the whole tray
+        assert view["needs_confirmation"]
+        question = view["question"]
+        if question and all(truth.get(c, 0) in counts for c, counts in question.items()):
+            view = cyc.answer(drop_id, {c: truth.get(c, 0) for c in question}, who="host")
+        if view["phase"] != "resolved" or view["tray_after"] != truth:
+            view = cyc.correct(drop_id, truth, who="host")
+        assert view["phase"] == "resolved" and view["tray_after"] == truth
+    assert view["phase"] == "resolved"
+    assert ses.conservation_errors(cyc.state) == []
+    assert cyc.store.verify().ok
