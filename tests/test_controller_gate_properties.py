@@ -25,7 +25,10 @@ from typing import Any
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from laid_out import laid_out
+from stations import deployed_station
 
+from controller import session as ses
 from controller.cycle import _reading_counts
 from controller.rereads import MAX_READS, read_verified
 from controller.verify import ledger_faults
@@ -221,11 +224,9 @@ class HesitantReader:
             other = truth[colour] if truth[colour] != n else n + 1
             p = round(float(rng.uniform(0.5, 0.9)), 3)
             alternatives[colour] = [(n, p), (other, round(1 - p, 3))]
-        shift = 0.0 if how["still"] else float(rng.uniform(5, 20))
-        detections = [Detection("cube", c, np.zeros((4, 2)), (10.0 * i + shift, 8.0 * k))
-                      for k, c in enumerate(ALL_COLOURS) for i in range(min(cubes[c], 3))]
+        shift = 0.0 if how["still"] else float(rng.uniform(3, 9))
         return TrayReading(cubes=cubes, trusted=how["trusted"] and not alternatives, confidence=0.5,
-                           detections=detections, alternatives=alternatives,
+                           detections=laid_out(cubes, shift), alternatives=alternatives,
                            alternatives_cover=1.0 if not alternatives else how["cover"])
 
 
@@ -233,24 +234,7 @@ class HesitantReader:
 @given(hesitations())
 def test_whatever_the_gate_does_the_records_stay_whole_and_the_host_can_finish_the_drop(
         tmp_path_factory: Any, drawn: list[dict[str, Any]]) -> None:
-    from controller import session as ses
-    from controller.cycle import DropCycle
-    from controller.readers import DirectReader
-    from controller.records import RecordStore
-    from simulation.board import SimTrayBoard
-    from simulation.funnel import SimFunnelRelease
-    from simulation.hands import SimHands
-    from simulation.world import SimWorld
-
-    tmp = tmp_path_factory.mktemp("station")
-    sim = SimWorld(tmp / "sim-world.json", seed=5)
-    store = RecordStore.open(tmp)
-    cyc = DropCycle(store, funnel=SimFunnelRelease(sim), reader=DirectReader(sim.tray_contents), hands=SimHands(sim),
-                    tray_board=SimTrayBoard(sim))
-    cyc.new_session(["red", "blue", "yellow"])
-    cyc.release(cyc.plan({"battle": "initial_fill"})["drop_id"])
-    for player in ("red", "blue", "yellow"):
-        cyc.deploy(player, 15)
+    sim, cyc = deployed_station(tmp_path_factory.mktemp("station"))
     cyc.reader = HesitantReader(sim, drawn)
     drop_id = cyc.plan(ATTACK)["drop_id"]
     view = cyc.release(drop_id)

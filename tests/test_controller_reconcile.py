@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from laid_out import laid_out
 from rich.console import Console
+from stations import deployed_station
 
 from controller import session as ses
 from controller.cli._render import result_panel
 from controller.cycle import DropCycle
 from controller.readers import DirectReader
-from controller.records import RecordStore
 from controller.session import SessionError
 from simulation.board import SimTrayBoard
 from simulation.funnel import SimFunnelRelease
@@ -46,15 +46,7 @@ class HesitatingReader:
 
 
 def _world(tmp: Path) -> tuple[SimWorld, DropCycle]:
-    sim = SimWorld(tmp / "sim-world.json", seed=5, beam_clump=0.0)  # this test's beam counts exactly
-    store = RecordStore.open(tmp)
-    cyc = DropCycle(store, funnel=SimFunnelRelease(sim), reader=DirectReader(sim.tray_contents), hands=SimHands(sim),
-                    tray_board=SimTrayBoard(sim))
-    cyc.new_session(["red", "blue", "yellow"])
-    cyc.release(cyc.plan({"battle": "initial_fill"})["drop_id"])
-    for p in ("red", "blue", "yellow"):
-        cyc.deploy(p, 15)
-    return sim, cyc
+    return deployed_station(tmp, beam_clump=0.0)  # this test's beam counts exactly
 
 
 def _possible(cyc: DropCycle, colour: str) -> int:
