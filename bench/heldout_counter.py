@@ -178,6 +178,8 @@ class Scored:
     # the scene's read joined with its first k shaken twins, for each k (as the gate joins them):
     # (the likeliest tray content's share, whether it is the tray's content)
     joins: list[tuple[float, bool]] = field(default_factory=list)
+    # CPU of the drop cycle's gate on the scene (its reads given: the counts are timed apart)
+    gate_ms: float = float("nan")
     # right by the issue's own measure: every colour's cubes between visible and in the tray, the
     # courtiers not judged (a foreign scene as ``right``)
     cubes_right: bool = False
@@ -342,8 +344,10 @@ def run(root: Path, scenes: list[Path]) -> list[Scored]:
                 break
             counter.prepared.locator.forget()
             twins.append((json.loads(twin_image.with_suffix(".json").read_text()), counter.count(read_image(twin_image))))
+        c0 = time.process_time()
         (scored.station, scored.station_right, scored.twins_read, scored.station_cubes_right,
          scored.station_asked) = station_gate(meta, reading, image.stem, DEFAULT_BEAM_CLUMP, twins)
+        scored.gate_ms = (time.process_time() - c0) * 1e3
         scores = [score(m, r, float("nan"), image.stem, (0, 0)) for m, r in twins]  # each twin read alone
         scored.twins_alone = [(t.right, t.trusted) for t in scores]
         if not scored.foreign:
@@ -440,9 +444,21 @@ def station_summary(rows: list[Scored]) -> list[str]:
         *([f"  shook it a third time and read its third shaken twin on {len(third)}: then acts on "
            f"{sum(r.station == 'acts' for r in third)}, wrong {sum(r.station == 'acts' and not r.station_right for r in third)}"]
           if third else []),
+        *gate_time(rows),
         *twins_alone(rows),
         *twin_pairs(rows),
     ]
+
+
+def gate_time(rows: list[Scored]) -> list[str]:
+    """The gate's own CPU per scene (weighing, joining, asking; its reads given), the worst named:
+    the latency target's share after the count (``bench/bench_gate.py`` times its costliest cases)."""
+    timed = [r for r in rows if r.gate_ms == r.gate_ms]
+    if not timed:
+        return []
+    worst = max(timed, key=lambda r: r.gate_ms)
+    return [f"  the gate's CPU per scene, its reads given: median {statistics.median(r.gate_ms for r in timed):.1f} ms, "
+            f"worst {worst.gate_ms:.1f} ms ({worst.name})"]
 
 
 def twins_alone(rows: list[Scored]) -> list[str]:
