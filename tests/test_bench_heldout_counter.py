@@ -144,3 +144,11 @@ def test_a_missed_courtier_is_wrong_by_the_bench_and_right_by_the_issues_measure
     assert (courtier_as_cube.right, courtier_as_cube.cubes_right) == (False, False)
     lines = bench.summary([missed_courtier, courtier_as_cube], "set")
     assert "  by the issue's measure (the cubes alone, courtiers not judged): 1/2 (50.0 %)" in lines
+
+
+def test_the_gate_s_time_names_its_worst_scene_and_leaves_out_scenes_it_did_not_time() -> None:
+    bench = _bench()
+    rows = [_row(bench, "t1", "acts"), _row(bench, "t2", "asks"), _row(bench, "t3", "acts")]
+    rows[0].gate_ms, rows[1].gate_ms = 2.0, 40.0  # t3 was not timed
+    assert bench.gate_time(rows) == ["  the gate's CPU per scene, its reads given: median 21.0 ms, worst 40.0 ms (t2)"]
+    assert bench.gate_time(rows[2:]) == []
