@@ -76,6 +76,8 @@ def readings(draw: Any) -> TrayReading:
     detections = draw(patches(cubes))
     for d in detections:
         d.doubt = d.colour in alternatives and draw(st.booleans())
+    if draw(st.booleans()):  # as a record gives it back: the colours not seen left out
+        cubes = {c: n for c, n in cubes.items() if n}
     return TrayReading(cubes=cubes, courtiers=courtiers, confidence=0.5, detections=detections, trusted=trusted,
                        alternatives=alternatives, pawn_cubes=pawn_cubes, alternatives_cover=cover,
                        settled=draw(st.integers(0, 9)) > 0)
@@ -112,9 +114,9 @@ def reads_of_one_tray(draw: Any) -> list[TrayReading]:
     for _ in range(draw(st.integers(0, MAX_READS - 1))):
         cubes = dict(first.cubes)
         for colour in draw(st.lists(st.sampled_from(ALL_COLOURS), max_size=2, unique=True)):
-            cubes[colour] = max(cubes[colour] + draw(st.sampled_from((-1, 1))), 0)
+            cubes[colour] = max(cubes.get(colour, 0) + draw(st.sampled_from((-1, 1))), 0)
         doubted = draw(st.lists(st.sampled_from(ALL_COLOURS), max_size=2, unique=True))
-        alternatives = {c: draw(alternatives_for(cubes[c])) for c in doubted}
+        alternatives = {c: draw(alternatives_for(cubes.get(c, 0))) for c in doubted}
         moved = draw(patches(cubes)) if draw(st.integers(0, 4)) else [
             Detection("cube", d.colour, d.outline, d.centre_mm) for d in first.detections]
         reads.append(TrayReading(cubes=cubes, courtiers=dict(first.courtiers), confidence=0.5, detections=moved,
