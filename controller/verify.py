@@ -72,6 +72,7 @@ def beam_likelihood(beam: int, total: int, clump: float) -> float:
 HIDDEN_BEYOND_SURPLUS = 4
 
 
+@functools.lru_cache(maxsize=4096)
 def beam_evidence(beam: int, seen: int, clump: float) -> float:
     """P(the beam counts ``beam`` | the camera sees ``seen``): the cubes a pile hides fell through the
     beam too (:mod:`vision.hidden`, fitted on renders), and any cube may pass with the one before it
@@ -83,6 +84,7 @@ def beam_evidence(beam: int, seen: int, clump: float) -> float:
     return sum(hidden_chance(h, seen) * beam_likelihood(beam, seen + h, clump) for h in range(most + 1))
 
 
+@functools.lru_cache(maxsize=4096)
 def undercount_plausible(beam: int, total: int, clump: float) -> bool:
     """Whether a beam ``total - beam`` cubes short is one the clump model explains (tail chance)."""
     if beam > total:
@@ -152,16 +154,11 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
     if not colours:
         return None
     candidates: list[dict[str, Any]] = []
-    # what the ledger says of each colour's count, and the beam of each total, worked out once: the
-    # combinations are many (4 counts in each of 6 colours: 4096) but their counts and totals few
+    # what the ledger says of each colour's count, worked out once: the combinations are many (4
+    # counts in each of 6 colours: 4096) but their counts few (the beam's functions keep their own)
     @functools.cache
     def faults_of(colour: str, n: int) -> list[str]:
         return ledger_faults({colour: n}, dropped, tower_before)
-
-    @functools.cache
-    def beam_of(total: int) -> tuple[bool, float]:
-        assert beam is not None
-        return beam >= total or undercount_plausible(beam, total, clump), beam_evidence(beam, total, clump)
 
     for combo in itertools.product(*(obs.alternatives[c] for c in colours)):
         counts = {**obs.cubes, **{c: int(n) for c, (n, _) in zip(colours, combo, strict=True)}}
@@ -171,11 +168,10 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
         out = faults[0] if faults else None
         weight = prior
         if out is None and beam is not None:
-            plausible, evidence = beam_of(total)
-            if not plausible:
+            if beam < total and not undercount_plausible(beam, total, clump):
                 out = f"{total} cubes in all, too many for the break-beam's {beam} (clumps do not explain it)"
             else:
-                weight = prior * evidence
+                weight = prior * beam_evidence(beam, total, clump)
                 if weight <= 0.0:
                     out = f"{total} cubes in all, but the break-beam counted {beam} falling"
         candidates.append({"counts": {c: counts[c] for c in colours}, "total": total, "prior": round(prior, 4),
