@@ -111,6 +111,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import re
 import statistics
@@ -453,7 +454,7 @@ def station_summary(rows: list[Scored]) -> list[str]:
 def gate_time(rows: list[Scored]) -> list[str]:
     """The gate's own CPU per scene (weighing, joining, asking; its reads given), the worst named:
     the latency target's share after the count (``bench/bench_gate.py`` times its costliest cases)."""
-    timed = [r for r in rows if r.gate_ms == r.gate_ms]
+    timed = [r for r in rows if not math.isnan(r.gate_ms)]
     if not timed:
         return []
     worst = max(timed, key=lambda r: r.gate_ms)

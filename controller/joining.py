@@ -115,7 +115,7 @@ class JointChances(Sequence[tuple[float, dict[str, int]]]):
         flat = shares.ravel()
         kept = np.flatnonzero(flat > 0.0)
         self._order = kept[np.argsort(-flat[kept], kind="stable")]  # ties in the grid's order
-        self._flat, self._shape, self._shares = flat, shares.shape, shares
+        self._flat, self._shares = flat, shares
 
     def __len__(self) -> int:
         return len(self._order)
@@ -129,7 +129,7 @@ class JointChances(Sequence[tuple[float, dict[str, int]]]):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         flat = int(self._order[i])
-        cell = np.unravel_index(flat, self._shape)
+        cell = np.unravel_index(flat, self._shares.shape)
         return float(self._flat[flat]), {c: int(n[k]) for c, n, k in zip(self.colours, self.counts, cell, strict=True)}
 
     def by_colour(self) -> dict[str, dict[int, float]]:
