@@ -181,8 +181,9 @@ def test_bare_plate_ringed_by_cubes_is_not_a_coin(shared_dir: Path) -> None:
     coarse step passes that circle by, so the test searches the whole view itself)."""
     from calibration.tray_dev import calibration_profile
     from vision.counter import TrayCounter
-    from vision.counter.guards import circles as find_circles
-    from vision.counter.guards import flat_discs, is_plain_disc
+    from vision.counter.coin_circles import circles as find_circles
+    from vision.counter.coin_circles import is_plain_disc
+    from vision.counter.guards import flat_discs
     from vision.counter.tuning import PPM
     from vision.imageio import read_image
 
@@ -205,7 +206,7 @@ def test_a_plain_disc_needs_a_plain_middle(prep) -> None:
     """A coin's face is plate-like to its middle; a pale cube lying in a gap among cubes (yellow is
     about as grey as the plate) leaves the circle's rim plain but not its middle."""
     from vision.colour import BACKGROUND, COLOUR_CODES
-    from vision.counter.guards import is_plain_disc
+    from vision.counter.coin_circles import is_plain_disc
 
     size = int(40 * PPM)
     centre, radius = (size / 2, size / 2), 9.5 * PPM
@@ -230,7 +231,7 @@ def test_a_cube_over_the_rim_of_a_coin_leaves_its_face_plain(prep) -> None:
     round rim as the mark of a coin: bare plate in a gap between cubes, as even, has no rim, and a
     coin's plain part across a shadow's edge is no even face."""
     from vision.colour import COLOUR_CODES
-    from vision.counter.guards import is_plain_disc, rim_arc_degrees
+    from vision.counter.coin_circles import is_plain_disc, rim_arc_degrees
 
     size = int(40 * PPM)
     centre, radius = (size / 2, size / 2), 9.5 * PPM
@@ -264,7 +265,7 @@ def test_a_coin_leaning_on_cubes_is_found_by_its_outline_though_its_face_is_colo
     cube), and it is seen as an ellipse. Its outline is still a nearly perfect circle to the coin
     search, which takes it though its middle is coloured."""
     from vision.colour import COLOUR_CODES
-    from vision.counter.guards import coin_sized_circles
+    from vision.counter.coin_circles import coin_sized_circles
 
     size = int(60 * PPM)
     gray = np.full((size, size), 200, np.uint8)
@@ -276,7 +277,7 @@ def test_a_coin_leaning_on_cubes_is_found_by_its_outline_though_its_face_is_colo
         gray[face > 0], labels[face > 0] = grey, COLOUR_CODES[colour]
     gray[:] = cv2.GaussianBlur(gray, (3, 3), 0.8)  # a camera's blur: no stair-stepped outline
     frame = Frame(None, None, None, None, labels=labels, gray=gray)  # type: ignore[arg-type]
-    flat, perfect = coin_sized_circles(prep, frame)
+    flat, perfect, _ = coin_sized_circles(prep, frame)
     assert flat == [] and len(perfect) == 1
     x, y, r = perfect[0]
     assert math.hypot(x - centre[0], y - centre[1]) < 2 * PPM and 8.0 < r / PPM < 10.5
@@ -290,7 +291,7 @@ def test_the_roundest_outlines_of_clean_tuning_piles_are_no_leaning_coin(train_c
     search finds the circle, so the bar is what keeps them."""
     import dataclasses
 
-    from vision.counter.guards import coin_sized_circles
+    from vision.counter.coin_circles import coin_sized_circles
     from vision.imageio import read_image
 
     reading, frame = train_counter.read(read_image(tray_train / "test" / f"{name}.jpg"))

@@ -74,6 +74,14 @@ class GuardTuning:
     # on the pile*): no clean scene there has such a circle at 0.75, the leaning coin is found at 0.9.
     DISC_ANY_FACE_PERFECTNESS: float = 0.85
     DISC_LEANING_MIN_RADIUS_MM: float = 7.7
+    # A coin's rim is one round edge: whatever its face shows (a cube's colours mirrored, a highlight,
+    # the plate), a circle of coin size found at the loosest bar, DISC_OUTLINE_PERFECTNESS, with
+    # an edge across it (as DISC_COVERED_RIM_DEG measures it) over an unbroken arc of at least
+    # DISC_OUTLINE_RIM_DEG is a coin. Cube edges are straight and meet a circle only here and there.
+    # Set on the tuning renders (docs/counter.md, *A coin's rim alone*): the rims of their coins 177-360,
+    # the longest rim of a circle on a clean tray 104 (tray_train t0077).
+    DISC_OUTLINE_PERFECTNESS: float = 0.5
+    DISC_OUTLINE_RIM_DEG: int = 150
     HAND_AREA_MM2: float = 40.0
     # The tint the plate keeps under an arm's shadow after the white balance (log gains up to about
     # +-0.12 between red and blue), and how far beyond the plate's chroma a hand's colour must be.

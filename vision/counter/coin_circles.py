@@ -1,0 +1,166 @@
+"""Circles the size of a coin in the grey tray view, and what their inside and rim show: the
+measures the coin guard (:func:`vision.counter.guards.flat_discs`) decides on. A coin is round, so
+the search is OpenCV's circle transform; what a circle holds (plate-like pixels, an even face, an
+edge all along its rim) tells a coin from the circles that cubes around bare plate draw."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.colour import BACKGROUND, UNKNOWN
+from vision.counter.frame import Frame, Prepared, grey_spread_under
+from vision.counter.tuning import PPM
+
+
+class CoinCircles(NamedTuple):
+    """The coin-sized circles of a frame (:func:`coin_sized_circles`), ``(x, y, radius)`` in
+    tray-view pixels, by how they were found."""
+
+    flat: list[tuple[float, float, float]]  # 17-22 mm, their middle plain: a coin's face lying flat?
+    perfect: list[tuple[float, float, float]]  # their middle not plain, the outline nearly perfect
+    outlined: list[tuple[float, float, float]]  # every circle at the loosest bar: judged by its rim
+
+
+def coin_sized_circles(prep: Prepared, frame: Frame, perfectness: float | None = None) -> CoinCircles:
+    """Circles the size of a coin in the grey tray view (OpenCV's ``HOUGH_GRADIENT_ALT``), in three
+    lists: those 17-22 mm across whose middle may be a coin's face lying flat (mostly of no cube
+    colour), found at ``perfectness`` (0..1, ``DISC_PERFECTNESS`` unless given); those whose middle
+    is not plain but whose outline is nearly perfect (``DISC_ANY_FACE_PERFECTNESS``), their radius
+    down to ``DISC_LEANING_MIN_RADIUS_MM`` (a leaning coin is seen as an ellipse, narrower one way
+    than it is); and every circle of that range found at the loosest bar
+    (``DISC_OUTLINE_PERFECTNESS``), for :func:`flat_discs` to judge by its rim alone. A leaning
+    coin whose middle mirrors the plate goes the flat coin's way, and is refused only if its inside
+    passes :func:`is_plain_disc` or its rim is long enough.
+
+    The search over the whole view costs 3-4 ms on a pile, where cube edges give it many circles
+    to weigh. It is made in two steps: a coarse one on the view scaled by ``DISC_COARSE_SCALE``,
+    less strict (``DISC_COARSE_PERFECTNESS``), then the full-scale one only in a window around each
+    coarse circle: first at the loosest bar, and where that finds a circle, again with the flat
+    coin's radius range and perfectness where the circle's middle is mostly of no cube colour
+    (``DISC_COARSE_MIN_PLAIN``), as a flat coin's is, with the near-perfect bar elsewhere. A
+    window where the loosest search finds nothing holds nothing for the stricter ones."""
+    assert frame.gray is not None and frame.labels is not None
+    t = prep.tuning
+    lo, hi = (int(r * PPM) for r in t.DISC_RADIUS_MM)
+    leaning_lo = int(t.DISC_LEANING_MIN_RADIUS_MM * PPM)
+    strict = t.DISC_PERFECTNESS if perfectness is None else perfectness
+    loosest = min(t.DISC_OUTLINE_PERFECTNESS, strict)
+    scale = t.DISC_COARSE_SCALE
+    coarse = circles(cv2.resize(frame.gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA),
+                     (int(lo * scale) - 1, int(hi * scale) + 1), t.DISC_EDGE_THRESHOLD,
+                     min(t.DISC_COARSE_PERFECTNESS, strict))
+    height, width = frame.gray.shape
+    reach = hi + lo + 8  # the window holds every edge that a circle near the coarse one could use
+    found = CoinCircles([], [], [])
+    for cx, cy, _ in coarse:
+        x, y = (cx + 0.5) / scale, (cy + 0.5) / scale
+        x0, y0 = max(int(x - reach), 0), max(int(y - reach), 0)
+        x1, y1 = min(int(x + reach) + 1, width), min(int(y + reach) + 1, height)
+        window = frame.gray[y0:y1, x0:x1]
+        loose = circles(window, (leaning_lo, hi), t.DISC_EDGE_THRESHOLD, loosest)
+        if not loose:
+            continue
+        # windows overlap, and one coin may give a coarse circle of either kind: one circle each
+        for fx, fy, fr in loose:
+            if all(np.hypot(fx + x0 - f[0], fy + y0 - f[1]) > 3 for f in found.outlined):
+                found.outlined.append((fx + x0, fy + y0, fr))
+        if plain_share_in_disc(frame.labels, (int(x), int(y)), lo // 2) >= t.DISC_COARSE_MIN_PLAIN:
+            radii, bar, into = (lo, hi), strict, found.flat
+        else:
+            radii, bar, into = (leaning_lo, hi), t.DISC_ANY_FACE_PERFECTNESS, found.perfect
+        for fx, fy, fr in circles(window, radii, t.DISC_EDGE_THRESHOLD, bar):
+            if all(np.hypot(fx + x0 - f[0], fy + y0 - f[1]) > 3 for f in found.flat + found.perfect):
+                into.append((fx + x0, fy + y0, fr))
+    return found
+
+
+def circles(gray: NDArray[Any], radius_px: tuple[int, int], edge_threshold: float,
+            perfectness: float) -> list[tuple[float, float, float]]:
+    """Circles in a grey image, ``(x, y, radius)`` in its pixels, with radii in ``radius_px``, at
+    least the smallest radius apart (OpenCV's ``HOUGH_GRADIENT_ALT``: the edge threshold, and how
+    perfect a circle must be, 0..1)."""
+    lo, hi = radius_px
+    found = cv2.HoughCircles(np.ascontiguousarray(gray), cv2.HOUGH_GRADIENT_ALT, 1.5, max(lo, 1),
+                             param1=edge_threshold, param2=perfectness, minRadius=lo, maxRadius=hi)
+    return [] if found is None else [(float(x), float(y), float(r)) for x, y, r in found[0]]
+
+
+def is_plain_disc(prep: Prepared, frame: Frame, centre: tuple[float, float], radius: float) -> bool:
+    """Whether the inside of a circle (tray-view pixels) is a coin's face: mostly of no cube's
+    colour (plate or nothing), its middle almost all of it, and evenly lit. A ring of cubes around
+    a gap of bare plate makes a circle too, but half of its inside is cubes, cut by their edges and
+    shadows; where a pale cube (yellow is about as grey as the plate) lies in the gap, it lies in
+    the middle of the circle.
+
+    A cube lying over the rim of a coin is not the coin's face, yet spreads the disc's grey level
+    (tuning seed 5408 ``t0007``: a green cube over a quarter of a flat brass coin, counted as nothing
+    while the cubes beside it were misread). Such a disc passes where its pixels of no cube colour
+    alone are evenly lit and its rim is an edge across the circle over a long unbroken arc
+    (:func:`rim_arc_degrees`, ``DISC_COVERED_RIM_DEG``): a coin's rim is round, the edges of cubes
+    around a gap of bare plate are straight and meet the circle only here and there."""
+    assert frame.gray is not None and frame.labels is not None
+    t = prep.tuning
+    at = (int(round(centre[0])), int(round(centre[1])))
+    inside = np.zeros(frame.gray.shape, np.uint8)
+    cv2.circle(inside, at, int(0.8 * radius), 1, -1)
+    if (plain_share(frame.labels[inside > 0]) < t.DISC_MIN_PLAIN_SHARE
+            or plain_share_in_disc(frame.labels, at, int(0.5 * radius)) < t.DISC_MIN_MIDDLE_PLAIN_SHARE):
+        return False
+    if grey_spread_under(frame.gray, inside) <= t.DISC_MAX_SHADING:
+        return True
+    plain = inside & plain_pixels(frame.labels).view(np.uint8)
+    return (grey_spread_under(frame.gray, plain) <= t.DISC_MAX_SHADING
+            and rim_arc_degrees(frame.gray, centre, radius, t.DISC_RIM_GRADIENT) >= t.DISC_COVERED_RIM_DEG)
+
+
+RIM_BAND_PX = np.arange(-1.5, 1.6, 0.5)  # how far off the circle an edge may lie (the circle search's error)
+RIM_ALONG_RADIUS = 0.85  # cosine of the largest angle between the edge's gradient and the radius
+
+
+def rim_arc_degrees(gray: NDArray[Any], centre: tuple[float, float], radius: float, min_gradient: float) -> int:
+    """The longest unbroken arc of a circle (tray-view pixels), in whole degrees, along which the
+    grey view has an edge across the circle: within ``RIM_BAND_PX`` of it, a gradient of at least
+    ``min_gradient`` (3 x 3 Sobel on a lightly blurred view) pointing along the radius."""
+    reach = int(radius + RIM_BAND_PX[-1]) + 3
+    x0, y0 = int(centre[0]) - reach, int(centre[1]) - reach
+    height, width = gray.shape
+    window = gray[max(y0, 0):min(y0 + 2 * reach + 1, height), max(x0, 0):min(x0 + 2 * reach + 1, width)]
+    window = cv2.copyMakeBorder(window, max(-y0, 0), max(y0 + 2 * reach + 1 - height, 0), max(-x0, 0),
+                                max(x0 + 2 * reach + 1 - width, 0), cv2.BORDER_REPLICATE)
+    smooth = cv2.GaussianBlur(window.astype(np.float32), (3, 3), 0)
+    gx, gy = cv2.Sobel(smooth, cv2.CV_32F, 1, 0), cv2.Sobel(smooth, cv2.CV_32F, 0, 1)
+    angle = np.radians(np.arange(360))
+    cos, sin = np.cos(angle), np.sin(angle)
+    cx, cy = centre[0] - x0, centre[1] - y0
+    hit = np.zeros(360, bool)
+    for dr in RIM_BAND_PX:
+        px = np.clip(np.round(cx + (radius + dr) * cos).astype(int), 0, 2 * reach)
+        py = np.clip(np.round(cy + (radius + dr) * sin).astype(int), 0, 2 * reach)
+        ex, ey = gx[py, px], gy[py, px]
+        strength = np.hypot(ex, ey)
+        hit |= (strength >= min_gradient) & (np.abs(ex * cos + ey * sin) >= RIM_ALONG_RADIUS * strength)
+    if hit.all():
+        return 360
+    runs = np.diff(np.concatenate([[0], np.roll(hit, -int(np.argmin(hit))).astype(np.int8), [0]]))
+    return int((np.flatnonzero(runs == -1) - np.flatnonzero(runs == 1)).max(initial=0))
+
+
+def plain_share_in_disc(labels: NDArray[Any], centre: tuple[int, int], radius: int) -> float:
+    """Share of the plate or no colour at all in a disc of the tray view's class codes (pixels)."""
+    disc = np.zeros(labels.shape, np.uint8)
+    cv2.circle(disc, centre, radius, 1, -1)
+    return plain_share(labels[disc > 0])
+
+
+def plain_pixels(labels: NDArray[Any]) -> NDArray[np.bool_]:
+    """Where class codes are the plate or no colour at all."""
+    return np.asarray((labels == BACKGROUND) | (labels == UNKNOWN))
+
+
+def plain_share(labels: NDArray[Any]) -> float:
+    """Share of class codes that are the plate or no colour at all."""
+    return float(np.count_nonzero(plain_pixels(labels))) / max(len(labels), 1)
