@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import BACKGROUND, UNKNOWN, bgr_to_lab
-from vision.counter.coin_circles import coin_sized_circles, is_plain_disc, rim_arc_degrees
+from vision.counter.coin_circles import coin_sized_circles, ellipse_rim, is_plain_disc, rim_arc_degrees
 from vision.counter.frame import (
     Core,
     Frame,
@@ -104,7 +104,9 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
     (``DISC_ANY_FACE_PERFECTNESS``). A coin tilted among cubes and partly hidden by them is found
     only at the search's loosest bar, neither plain nor near-perfect there; it is refused where its
     rim is an edge across the circle over a long unbroken arc (:func:`rim_arc_degrees`,
-    ``DISC_OUTLINE_RIM_DEG``), which the straight edges of cubes do not draw."""
+    ``DISC_OUTLINE_RIM_DEG``), which the straight edges of cubes do not draw; or, a coin tilted so
+    far that a circle fits it only at its ends, where its rim is an ellipse of a coin's size over
+    as long an arc (:func:`ellipse_rim`)."""
     assert frame.gray is not None
     found = coin_sized_circles(prep, frame, perfectness)
     t = prep.tuning
@@ -127,6 +129,15 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
             taken.append((x, y, r))
             pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0,
                             f"a round object {2 * r / PPM:.0f} mm across, its rim unbroken over {arc} degrees"))
+            continue
+        tilted = ellipse_rim(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)
+        major, minor = tilted.major_px / PPM, tilted.minor_px / PPM
+        if (tilted.arc >= t.DISC_OUTLINE_RIM_DEG and t.DISC_ELLIPSE_MAJOR_MM[0] <= major <= t.DISC_ELLIPSE_MAJOR_MM[1]
+                and minor >= t.DISC_ELLIPSE_MIN_ASPECT * major):
+            taken.append((x, y, r))
+            pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0,
+                            f"a round object seen tilted ({major:.0f} x {minor:.0f} mm), its rim unbroken over "
+                            f"{tilted.arc} degrees"))
     return frame.detections(pending)
 
 

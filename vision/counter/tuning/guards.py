@@ -82,6 +82,13 @@ class GuardTuning:
     # the longest rim of a circle on a clean tray 104 (tray_train t0077).
     DISC_OUTLINE_PERFECTNESS: float = 0.5
     DISC_OUTLINE_RIM_DEG: int = 150
+    # A coin tilted far is an ellipse that a circle fits only at its ends: the rim then measured along
+    # the ellipse fitted to the edges about the circle (coin_circles.ellipse_rim), at the same bar,
+    # where that ellipse is a coin's size (its long axis within DISC_ELLIPSE_MAJOR_MM, its short
+    # one at least DISC_ELLIPSE_MIN_ASPECT of it: a coin tilted up to 60 degrees). Tuning: the
+    # tilted nickel coin of seed 5414 t0009 20 x 14 mm, 187 degrees; no clean tray's over 69.
+    DISC_ELLIPSE_MAJOR_MM: tuple[float, float] = (16.0, 24.0)
+    DISC_ELLIPSE_MIN_ASPECT: float = 0.5
     HAND_AREA_MM2: float = 40.0
     # The tint the plate keeps under an arm's shadow after the white balance (log gains up to about
     # +-0.12 between red and blue), and how far beyond the plate's chroma a hand's colour must be.
