@@ -20,7 +20,7 @@ import simulation.synthetic_profile as calibration_synthetic
 from vision.colour import BACKGROUND, COLOUR_CODES
 from vision.counter.coin_circles import coin_sized_circles, ellipse_rim, rim_arc_degrees
 from vision.counter.frame import Frame, Prepared
-from vision.counter.guards import flat_discs
+from vision.counter.guards import coin_refusal, flat_discs
 from vision.counter.tuning import PPM
 
 
@@ -98,6 +98,19 @@ def test_a_coin_tilted_far_is_refused_by_the_ellipse_of_its_rim(prep: Prepared) 
     assert 19 <= tilted.major_px / PPM <= 23 and 13 <= tilted.minor_px / PPM <= 17
     refused = flat_discs(prep, frame)
     assert len(refused) == 1 and "seen tilted" in (refused[0].note or "")
+    assert "flat" not in coin_refusal(refused)  # the host is told of a round object, not a flat disc
+
+
+def test_the_host_is_told_in_their_language_which_coin_was_found(prep: Prepared) -> None:
+    """A flat coin and a tilted one refuse the frame with reasons of their own, both in German too."""
+    from controller.i18n import translate
+
+    tilted = flat_discs(prep, _tilted_coin(7.0, 30, 12))
+    flat = [dataclasses.replace(tilted[0], note="a flat disc 19 mm across")]
+    reasons = {coin_refusal(flat), coin_refusal(tilted), coin_refusal(flat + tilted)}
+    assert len(reasons) == 2 and "flat" in coin_refusal(flat) and "flat" not in coin_refusal(flat + tilted)
+    for reason in reasons:
+        assert translate(reason, "de") != reason and "Münze" in translate(reason, "de")
 
 
 def _without_the_other_coin_tests(prep: Prepared):

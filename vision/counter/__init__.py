@@ -82,9 +82,7 @@ class TrayCounter:
         faces.shadow_is_not_black(prep, frame)
         discs = guards.flat_discs(prep, frame)
         if discs:
-            return TrayReading.unusable(
-                "a flat round object the size of a coin is in the tray: it is not a cube; remove it and count again",
-                detections=discs, marker_ids=pose.marker_ids), frame
+            return TrayReading.unusable(guards.coin_refusal(discs), detections=discs, marker_ids=pose.marker_ids), frame
         cores = faces.cores(prep, frame)
         cores += partial.visible_parts(prep, frame, cores)
         cores += pawns.pawns_beside_faces(prep, frame, cores)

@@ -116,7 +116,7 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
         if is_plain_disc(prep, frame, (x, y), r):
             taken.append((x, y, r))
             pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0,
-                            f"a flat disc {2 * r / PPM:.0f} mm across"))
+                            f"{FLAT_DISC} {2 * r / PPM:.0f} mm across"))
     for x, y, r in found.perfect:
         taken.append((x, y, r))
         pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0,
@@ -139,6 +139,17 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
                             f"a round object seen tilted ({major:.0f} x {minor:.0f} mm), its rim unbroken over "
                             f"{tilted.arc} degrees"))
     return frame.detections(pending)
+
+
+FLAT_DISC = "a flat disc"  # how a flat coin's detection note begins (coin_refusal tells the two refusals apart)
+
+
+def coin_refusal(discs: list[Detection]) -> str:
+    """Why a frame with coins found by :func:`flat_discs` is refused, in the user's words: a flat
+    disc where every one lies flat, else a round object (a coin leaning or tilted among cubes)."""
+    if all((d.note or "").startswith(FLAT_DISC) for d in discs):
+        return "a flat round object the size of a coin is in the tray: it is not a cube; remove it and count again"
+    return "a round object the size of a coin is in the tray (a coin, tilted?): it is not a cube; remove it and count again"
 
 
 def _disc_outline(x: float, y: float, r: float) -> NDArray[Any]:
