@@ -45,8 +45,13 @@ def _tray(coin: bool) -> Frame:
         x0, y0 = int(centre[0] + dx * side), int(centre[1] + dy * side)
         gray[y0:y0 + side, x0:x0 + side] = 110
         labels[y0:y0 + side, x0:x0 + side] = COLOUR_CODES["red"]
-    noise = np.random.default_rng(1).normal(0, 12, gray.shape)
-    gray = np.clip(cv2.GaussianBlur(gray, (3, 3), 0.8) + noise, 0, 255).astype(np.uint8)
+    return _photographed(gray, labels, 12)
+
+
+def _photographed(gray: np.ndarray, labels: np.ndarray, noise: float) -> Frame:
+    """A drawn tray view as the camera gives it: a lens's blur and seeded sensor noise."""
+    shaken = np.random.default_rng(1).normal(0, noise, gray.shape)
+    gray = np.clip(cv2.GaussianBlur(gray, (3, 3), 0.8) + shaken, 0, 255).astype(np.uint8)
     # the detections' outlines go back to the photo through the pose: here the view is the photo
     pose = SimpleNamespace(plane_homography=lambda height_mm: np.eye(3))
     return Frame(pose, None, None, None, labels=labels, gray=gray)  # type: ignore[arg-type]
@@ -79,10 +84,7 @@ def _tilted_coin(minor_mm: float, angle: float, noise: float) -> Frame:
     cv2.ellipse(gray, centre, axes, angle, 0, 360, 80, -1)
     cv2.ellipse(labels, centre, axes, angle, 0, 360, int(COLOUR_CODES["black"]), -1)
     cv2.ellipse(gray, centre, axes, angle, 0, 360, 40, 3)
-    shaken = np.random.default_rng(1).normal(0, noise, gray.shape)
-    gray = np.clip(cv2.GaussianBlur(gray, (3, 3), 0.8) + shaken, 0, 255).astype(np.uint8)
-    pose = SimpleNamespace(plane_homography=lambda height_mm: np.eye(3))
-    return Frame(pose, None, None, None, labels=labels, gray=gray)  # type: ignore[arg-type]
+    return _photographed(gray, labels, noise)
 
 
 def test_a_coin_tilted_far_is_refused_by_the_ellipse_of_its_rim(prep: Prepared) -> None:

@@ -67,16 +67,21 @@ def coin_sized_circles(prep: Prepared, frame: Frame, perfectness: float | None =
             continue
         # windows overlap, and one coin may give a coarse circle of either kind: one circle each
         for fx, fy, fr in loose:
-            if all(np.hypot(fx + x0 - f[0], fy + y0 - f[1]) > 3 for f in found.outlined):
-                found.outlined.append((fx + x0, fy + y0, fr))
+            _add_new(found.outlined, (fx + x0, fy + y0, fr), found.outlined)
         if plain_share_in_disc(frame.labels, (int(x), int(y)), lo // 2) >= t.DISC_COARSE_MIN_PLAIN:
             radii, bar, into = (lo, hi), strict, found.flat
         else:
             radii, bar, into = (leaning_lo, hi), t.DISC_ANY_FACE_PERFECTNESS, found.perfect
         for fx, fy, fr in circles(window, radii, t.DISC_EDGE_THRESHOLD, bar):
-            if all(np.hypot(fx + x0 - f[0], fy + y0 - f[1]) > 3 for f in found.flat + found.perfect):
-                into.append((fx + x0, fy + y0, fr))
+            _add_new(into, (fx + x0, fy + y0, fr), found.flat + found.perfect)
     return found
+
+
+def _add_new(into: list[tuple[float, float, float]], circle: tuple[float, float, float],
+             among: list[tuple[float, float, float]]) -> None:
+    """``circle`` added to ``into`` unless one of ``among`` lies within 3 px of its centre."""
+    if all(np.hypot(circle[0] - f[0], circle[1] - f[1]) > 3 for f in among):
+        into.append(circle)
 
 
 def circles(gray: NDArray[Any], radius_px: tuple[int, int], edge_threshold: float,
@@ -197,7 +202,6 @@ def ellipse_rim(gray: NDArray[Any], centre: tuple[float, float], radius: float, 
     at = rho[strongest, 0]
     points = np.stack([cx + at[rays] * cos[rays], cy + at[rays] * sin[rays]], axis=1).astype(np.float32)
     kept = np.ones(len(rays), bool)
-    fitted = EllipseRim(0, 0.0, 0.0)
     for _ in range(3):
         if kept.sum() < 10:
             return EllipseRim(0, 0.0, 0.0)
@@ -209,10 +213,9 @@ def ellipse_rim(gray: NDArray[Any], centre: tuple[float, float], radius: float, 
         u, v = (dx * c + dy * s) / (width / 2), (-dx * s + dy * c) / (height / 2)
         # how far off the ellipse, in pixels, roughly: the normalised radius's error at its scale
         kept = np.abs(np.hypot(u, v) - 1) * min(width, height) / 2 < ELLIPSE_FIT_PX
-        fitted = EllipseRim(0, max(width, height), min(width, height))
     hit = np.zeros(360, bool)
     hit[rays[kept]] = True
-    return fitted._replace(arc=_longest_run(hit))
+    return EllipseRim(_longest_run(hit), max(width, height), min(width, height))
 
 
 def plain_share_in_disc(labels: NDArray[Any], centre: tuple[int, int], radius: int) -> float:

@@ -91,6 +91,9 @@ def dimmed_tint(prep: Prepared, lightness: Any, chroma: float) -> Any:
     return chroma * np.clip(lightness / prep.plate_lightness, prep.tuning.HAND_MIN_DIMMING, 1.0)
 
 
+FLAT_DISC = "a flat disc"  # how a flat coin's detection note begins (coin_refusal tells the two refusals apart)
+
+
 def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -> list[Detection]:
     """Coins: circles 17-22 mm across (:func:`coin_sized_circles`) whose inside is mostly of no
     cube's colour and evenly lit (:func:`is_plain_disc`), and circles 15-22 mm across whose middle
@@ -112,36 +115,30 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
     t = prep.tuning
     pending: list[tuple[str, str | None, NDArray[Any], int, float, str | None]] = []
     taken: list[tuple[float, float, float]] = []
+
+    def refuse(x: float, y: float, r: float, note: str) -> None:
+        taken.append((x, y, r))
+        pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0, note))
+
     for x, y, r in found.flat:
         if is_plain_disc(prep, frame, (x, y), r):
-            taken.append((x, y, r))
-            pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0,
-                            f"{FLAT_DISC} {2 * r / PPM:.0f} mm across"))
+            refuse(x, y, r, f"{FLAT_DISC} {2 * r / PPM:.0f} mm across")
     for x, y, r in found.perfect:
-        taken.append((x, y, r))
-        pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0,
-                        f"a round object {2 * r / PPM:.0f} mm across with a near-perfect outline"))
+        refuse(x, y, r, f"a round object {2 * r / PPM:.0f} mm across with a near-perfect outline")
     for x, y, r in found.outlined:
         if any(np.hypot(x - f[0], y - f[1]) < max(r, f[2]) for f in taken):
             continue  # the same coin, refused already
         arc = rim_arc_degrees(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)
         if arc >= t.DISC_OUTLINE_RIM_DEG:
-            taken.append((x, y, r))
-            pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0,
-                            f"a round object {2 * r / PPM:.0f} mm across, its rim unbroken over {arc} degrees"))
+            refuse(x, y, r, f"a round object {2 * r / PPM:.0f} mm across, its rim unbroken over {arc} degrees")
             continue
         tilted = ellipse_rim(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)
         major, minor = tilted.major_px / PPM, tilted.minor_px / PPM
         if (tilted.arc >= t.DISC_OUTLINE_RIM_DEG and t.DISC_ELLIPSE_MAJOR_MM[0] <= major <= t.DISC_ELLIPSE_MAJOR_MM[1]
                 and minor >= t.DISC_ELLIPSE_MIN_ASPECT * major):
-            taken.append((x, y, r))
-            pending.append(("foreign", None, _disc_outline(x, y, r), 1, 1.0,
-                            f"a round object seen tilted ({major:.0f} x {minor:.0f} mm), its rim unbroken over "
-                            f"{tilted.arc} degrees"))
+            refuse(x, y, r, f"a round object seen tilted ({major:.0f} x {minor:.0f} mm), its rim unbroken over "
+                            f"{tilted.arc} degrees")
     return frame.detections(pending)
-
-
-FLAT_DISC = "a flat disc"  # how a flat coin's detection note begins (coin_refusal tells the two refusals apart)
 
 
 def coin_refusal(discs: list[Detection]) -> str:
