@@ -53,6 +53,14 @@ LEFT_OUT_SHARE = 0.09
 #: because every honest drop has this chance of being doubted: 1 in 10,000 (at the default clump
 #: rate: 40 cubes may count as 33, not as 32; 10 as 7, not as 6).
 PLAUSIBLE_UNDERCOUNT = 1e-4
+#: A reason names at most this many combinations and sums up the rest: a reading unsure of all six
+#: colours weighs 4096, and the host reads the reason under the question.
+NAMED_COMBINATIONS = 3
+#: A record keeps at most this many combinations (the likeliest first), and a tally of the rest:
+#: every combination, 4096 of them, made a reading record of about 0.8 MB, and each read of a
+#: shaken tray keeps its own. The rest can be weighed again from what the record keeps (the reading
+#: and its alternatives, the ledger, the beam): :func:`reconcile` is a pure function of them.
+RECORDED_COMBINATIONS = 64
 
 
 def beam_likelihood(beam: int, total: int, clump: float) -> float:
@@ -124,10 +132,39 @@ class Reconciliation:
     courtiers: dict[str, int] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"cubes": self.cubes, "reason": self.reason, "question": self.question,
-                "question_text": question_text(self.question) if self.question else None,
-                "best": self.best, "beam": self.beam, "clump": self.clump, "candidates": self.candidates,
-                "left_out": self.left_out, "courtiers": self.courtiers}
+        """What the record keeps: every combination where they are at most
+        :data:`RECORDED_COMBINATIONS` (as weighed), else the likeliest that many and, as
+        ``unrecorded``, how many were left out, how many of those fit, and their share."""
+        out: dict[str, Any] = {
+            "cubes": self.cubes, "reason": self.reason, "question": self.question,
+            "question_text": question_text(self.question) if self.question else None,
+            "best": self.best, "beam": self.beam, "clump": self.clump, "candidates": self.candidates,
+            "left_out": self.left_out, "courtiers": self.courtiers}
+        if len(self.candidates) > RECORDED_COMBINATIONS:
+            ranked = _likeliest_first(self.candidates)
+            kept, rest = ranked[:RECORDED_COMBINATIONS], ranked[RECORDED_COMBINATIONS:]
+            out["candidates"] = kept
+            # their share is what the kept leave of the whole: summing thousands of rounded shares
+            # would not say it (each under 0.00005 rounds to nothing)
+            fits = any(c["out"] is None for c in self.candidates)
+            share = max(0.0, 1.0 - sum(c["posterior"] for c in kept)) if fits else 0.0
+            out["unrecorded"] = {"combinations": len(rest), "fitting": sum(c["out"] is None for c in rest),
+                                 "posterior": round(share, 4)}
+        return out
+
+
+def _likeliest_first(candidates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Combinations by their share after the evidence, then those ruled out by their prior (a
+    stable sort: ties keep the order they were weighed in)."""
+    return sorted(candidates, key=lambda c: (c["out"] is not None, -c["posterior"], -c["prior"]))
+
+
+def _named(parts: list[str], rest: str) -> list[str]:
+    """The first :data:`NAMED_COMBINATIONS` of ``parts``, and ``rest`` (its ``{n}`` the number left
+    out) where at least two more follow (one more is named: its sum would be no shorter)."""
+    if len(parts) <= NAMED_COMBINATIONS + 1:
+        return parts
+    return parts[:NAMED_COMBINATIONS] + [rest.format(n=len(parts) - NAMED_COMBINATIONS)]
 
 
 def ledger_faults(counts: dict[str, int], dropped: dict[str, int], tower_before: dict[str, int] | None) -> list[str]:
@@ -190,8 +227,8 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
     if not fit:
         totals = [c["total"] for c in candidates]
         rec.beam_too_high = beam is not None and beam > max(totals)
-        rec.reason = "no combination of the counter's alternatives fits: " + "; ".join(
-            f"{combination_text(c['counts'])}: {c['out']}" for c in candidates)
+        rec.reason = "no combination of the counter's alternatives fits: " + "; ".join(_named(
+            [f"{combination_text(c['counts'])}: {c['out']}" for c in candidates], "and {n} more, each ruled out too"))
         return rec
     credible, share = [], 0.0
     for c in fit:
@@ -216,7 +253,12 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
     if len(credible) == 1:
         chosen = credible[0]
         others = [c for c in candidates if c is not chosen]
-        why = "; ".join(f"{combination_text(c['counts'])}: {c['out'] or _weak(c, beam)}" for c in others)
+        if len(others) > NAMED_COMBINATIONS + 1:  # some are summed up: the likeliest are named
+            others = _likeliest_first(others)
+        unnamed = others[NAMED_COMBINATIONS:]
+        rest = ("and {n} more, each ruled out too" if all(c["out"] is not None for c in unnamed) else
+                f"nor {{n}} others (together {sum(c['posterior'] for c in unnamed):.1%} after the evidence)")
+        why = "; ".join(_named([f"{combination_text(c['counts'])}: {c['out'] or _weak(c, beam)}" for c in others], rest))
         rec.reason = f"read as {combination_text(chosen['counts'])}, not " + why
         if not rec.beam_too_high:
             rec.cubes = rec.best
@@ -225,8 +267,10 @@ def reconcile(obs: TrayReading, dropped: dict[str, int], tower_before: dict[str,
         values = sorted({c["counts"][colour] for c in credible})
         if len(values) > 1:
             rec.question[colour] = values
+    left = sum(c["posterior"] for c in credible[NAMED_COMBINATIONS:])
     rec.reason = (f"the break-beam ({'none' if beam is None else beam}) and the ledger leave "
-                  + " or ".join(f"{combination_text(c['counts'])} ({c['posterior']:.0%})" for c in credible))
+                  + " or ".join(_named([f"{combination_text(c['counts'])} ({c['posterior']:.0%})" for c in credible],
+                                       f"{{n}} other combinations ({left:.0%} together)")))
     return rec
 
 
