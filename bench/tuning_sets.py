@@ -81,6 +81,8 @@ TUNING_SETS = (
               what="more piles with courtiers: the pile and courtier stages' (5411's misses were too few to fit a bar on)"),
     TuningSet(5413, 40, courtiers=True,
               what="the shared mix with courtiers in every scene: the courtier stages' on the scenes the issue is judged on"),
+    TuningSet(5415, 16, (20, 45), foreign="coin",
+              what="piles, a coin in each: polished coins tilted on cubes that mirror their colours (5408 t0004, t0013)"),
 )
 
 
