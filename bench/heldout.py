@@ -5,7 +5,7 @@ on the rest. The rule is by scene number so that anyone can recompute it:
 
 * held out: ``tray_train/test/tNNNN`` with ``NNNN % 3 == 0`` (55 of 167 scenes), and every scene
   rendered with ``tools/tray_render/render.py --seed`` in ``HELD_OUT_RENDER_SEEDS`` (2026 and
-  4711-4759: fresh sets nobody tuned on, whose summary figures are read; three clean scenes that
+  4711-4761: fresh sets nobody tuned on, whose summary figures are read; three clean scenes that
   seeds 4717 and 4719 refused were looked into for the guards, so those two sets no longer judge a
   guard: docs/counter.md; 4745 rendered with ``--n-test 12 --twins 3``, fixed before rendering,
   8 first, which the renderer refuses: it needs at least 11 scenes; 4746 likewise with
@@ -38,7 +38,10 @@ on the rest. The rule is by scene number so that anyone can recompute it:
   changes to the drop cycle under the rule beside it there; 4758 piles with a coin in every scene,
   ``--n-test 16 --cubes 20,45 --foreign coin``, and 4759 piles, ``--n-test 16 --cubes 20,45``,
   both fixed before rendering, declared to judge the nineteenth session's coin guard (a coin's
-  rim alone) under the rule beside them there);
+  rim alone) under the rule beside them there; 4760 piles with a coin in every scene,
+  ``--n-test 16 --cubes 20,45 --foreign coin``, and 4761 the shared mix, ``--n-test 16``, both
+  fixed before rendering, declared to judge the twentieth session's coin guard (a polished coin's
+  rim glint) under the rule beside them there);
 * tuning: ``tray_train/test/tNNNN`` with ``NNNN % 3 != 0``, ``tray_dev/test`` and every set's
   calibration shots.
 """

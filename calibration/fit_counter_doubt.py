@@ -80,7 +80,7 @@ LEFTOVER_RADIUS_MM = 1.0
 UNSEEN_KINDS = ("leftover", "corner", "quarter", "strip", "stacked", "small", "tilted", "big_face")
 
 
-HELD_OUT_RENDER_SEEDS = (2026, 4711, 4712, 4713, 4714, 4715, 4716, 4717, 4718, 4719, 4720, 4721, 4722, 4723, 4724, 4725, 4726, 4727, 4728, 4729, 4730, 4731, 4732, 4733, 4734, 4735, 4736, 4737, 4738, 4739, 4740, 4741, 4742, 4743, 4744, 4745, 4746, 4747, 4748, 4749, 4750, 4751, 4752, 4753, 4754, 4755, 4756, 4757, 4758, 4759)  # held out (bench/heldout.py): a set rendered with these is never tuned on
+HELD_OUT_RENDER_SEEDS = (2026, 4711, 4712, 4713, 4714, 4715, 4716, 4717, 4718, 4719, 4720, 4721, 4722, 4723, 4724, 4725, 4726, 4727, 4728, 4729, 4730, 4731, 4732, 4733, 4734, 4735, 4736, 4737, 4738, 4739, 4740, 4741, 4742, 4743, 4744, 4745, 4746, 4747, 4748, 4749, 4750, 4751, 4752, 4753, 4754, 4755, 4756, 4757, 4758, 4759, 4760, 4761)  # held out (bench/heldout.py): a set rendered with these is never tuned on
 
 
 def is_tuning_scene(path: Path) -> bool:
