@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 import pytest
+from coin_renders import refused_with
 
 import simulation.synthetic_profile as calibration_synthetic
 from vision.colour import BACKGROUND, COLOUR_CODES
@@ -115,26 +116,12 @@ def test_the_host_is_told_in_their_language_which_coin_was_found(prep: Prepared)
         assert translate(reason, "de") != reason and "Münze" in translate(reason, "de")
 
 
-def _without_the_other_coin_tests(prep: Prepared):
-    """The tuning with the flat-coin and near-perfect-outline tests out of reach (bars of 0.999: no circle is so perfect), so
-    that only the rim can refuse."""
-    return dataclasses.replace(prep.tuning, DISC_PERFECTNESS=0.999, DISC_ANY_FACE_PERFECTNESS=0.999)
-
-
 def test_a_rendered_coin_is_refused_by_its_rim_alone(train_counter, tray_train) -> None:
     """``tray_train`` ``t0038``, a tuning render: a nickel coin lying flat. The flat-coin test
     refuses it; with that test out of reach the rim refuses it still (325 degrees)."""
-    from vision.imageio import read_image
-
-    prep = train_counter.prepared
-    prep.locator.forget()  # the markers looked for anew, as the benches read a render
-    reading, frame = train_counter.read(read_image(tray_train / "test" / "t0038.jpg"))
-    assert not reading.usable and frame is not None
-    prep.tuning, kept = _without_the_other_coin_tests(prep), prep.tuning
-    try:
-        refused = flat_discs(prep, frame)
-    finally:
-        prep.tuning = kept
+    # the flat-coin and near-perfect-outline tests out of reach: no circle is so perfect
+    refused = refused_with(train_counter, tray_train / "test" / "t0038.jpg", DISC_PERFECTNESS=0.999,
+                           DISC_ANY_FACE_PERFECTNESS=0.999)
     assert [d.note for d in refused if "rim unbroken" in (d.note or "")], [d.note for d in refused]
 
 

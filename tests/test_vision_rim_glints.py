@@ -8,12 +8,12 @@ metal. Drawn cases here, and the shared renders beside the bars; the renders tha
 
 from __future__ import annotations
 
-import dataclasses
 from types import SimpleNamespace
 
 import cv2
 import numpy as np
 import pytest
+from coin_renders import refused_with
 
 import simulation.synthetic_profile as calibration_synthetic
 from vision.colour import BACKGROUND
@@ -81,13 +81,6 @@ def test_a_frame_with_a_coins_rim_glint_is_refused_as_a_round_object(prep: Prepa
     assert flat_discs(prep, _view([("corner", (30, 30), 6.0, 4.5, 60)])) == []
 
 
-def _only_the_glint(prep: Prepared):
-    """The tuning with every circle test out of reach (no circle is so perfect, no rim so long),
-    so that only the glint can refuse."""
-    return dataclasses.replace(prep.tuning, DISC_PERFECTNESS=0.999, DISC_ANY_FACE_PERFECTNESS=0.999,
-                               DISC_OUTLINE_RIM_DEG=999)
-
-
 @pytest.fixture(scope="module")
 def dev_counter(tray_dev):
     from calibration.tray_dev import calibration_profile
@@ -99,19 +92,10 @@ def dev_counter(tray_dev):
 def test_a_shared_renders_coin_is_refused_by_its_glint_alone(dev_counter, tray_dev) -> None:
     """``tray_dev`` ``t0059``: a coin the flat-coin test refuses; with every circle test out of
     reach its rim's glint refuses it still (8.2 mm, 76 degrees, 135 levels bright)."""
-    from vision.imageio import read_image
-
-    prep = dev_counter.prepared
-    prep.locator.forget()  # the markers looked for anew, as the benches read a render
-    reading, frame = dev_counter.read(read_image(tray_dev / "test" / "t0059.jpg"))
-    assert not reading.usable and frame is not None
-    prep.tuning, kept = _only_the_glint(prep), prep.tuning
-    try:
-        refused = flat_discs(prep, frame)
-    finally:
-        prep.tuning = kept
-    assert [d.note for d in refused] == [n for n in (d.note for d in refused) if "bright curved rim" in (n or "")]
-    assert refused
+    # every circle test out of reach: no circle is so perfect, no rim so long
+    refused = refused_with(dev_counter, tray_dev / "test" / "t0059.jpg", DISC_PERFECTNESS=0.999,
+                           DISC_ANY_FACE_PERFECTNESS=0.999, DISC_OUTLINE_RIM_DEG=999)
+    assert refused and all("bright curved rim" in (d.note or "") for d in refused), [d.note for d in refused]
 
 
 @pytest.mark.parametrize("name", ["t0110", "t0007"])
