@@ -44,17 +44,26 @@ class Glint(NamedTuple):
     bright: float
 
 
-def glints(prep: Prepared, gray: NDArray[Any]) -> list[Glint]:
+def glints(prep: Prepared, gray: NDArray[Any], least_bright: float = 0.0) -> list[Glint]:
     """Every bright thin line of the grey tray view at least ``GLINT_MIN_LENGTH_MM`` long (its
-    bounding box's longer side) and ``GLINT_MIN_PX`` pixels, fitted with a circle."""
+    bounding box's longer side) and ``GLINT_MIN_PX`` pixels, fitted with a circle; with
+    ``least_bright``, only the lines with a pixel standing that far above its surroundings (a line
+    without one cannot be that bright at its 90th percentile: the others are not fitted)."""
     t = prep.tuning
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (t.GLINT_KERNEL_PX, t.GLINT_KERNEL_PX))
     above = cv2.morphologyEx(gray, cv2.MORPH_TOPHAT, kernel)
+    if least_bright > 0 and float(above.max()) < least_bright:
+        return []  # nothing glints like metal: the lines are not looked for
     n, labels, stats, _ = cv2.connectedComponentsWithStats((above >= t.GLINT_LEVEL).view(np.uint8), connectivity=8)
+    wanted = ((stats[:, cv2.CC_STAT_AREA] >= t.GLINT_MIN_PX)
+              & (np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]) >= t.GLINT_MIN_LENGTH_MM * PPM))
+    wanted[0] = False  # the background
+    if least_bright > 0:
+        lit = np.zeros(n, bool)
+        lit[labels[above >= least_bright]] = True
+        wanted &= lit
     out = []
-    long_enough = ((stats[:, cv2.CC_STAT_AREA] >= t.GLINT_MIN_PX)
-                   & (np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]) >= t.GLINT_MIN_LENGTH_MM * PPM))
-    for i in np.flatnonzero(long_enough[1:]) + 1:  # most of a pile's bright specks are too short: left unread
+    for i in np.flatnonzero(wanted):  # most of a pile's bright specks are too short: left unread
         x, y, w, h, _ = (int(v) for v in stats[i])
         mine = labels[y:y + h, x:x + w] == i
         ys, xs = np.nonzero(mine)
@@ -80,6 +89,6 @@ def rim_glints(prep: Prepared, gray: NDArray[Any]) -> list[Glint]:
     bright as polished metal is."""
     t = prep.tuning
     lo, hi = t.GLINT_RADIUS_MM
-    return [g for g in glints(prep, gray)
+    return [g for g in glints(prep, gray, t.GLINT_MIN_BRIGHT)
             if lo <= g.radius_mm <= hi and g.rms_px <= t.GLINT_MAX_RMS_PX and g.arc_deg >= t.GLINT_MIN_DEG
             and g.bright >= t.GLINT_MIN_BRIGHT]
