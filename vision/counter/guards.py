@@ -21,7 +21,6 @@ from vision.counter.frame import (
     grey_spread,
     largest_contour,
 )
-from vision.counter.rim_glints import rim_glints
 from vision.counter.tuning import PPM
 from vision.plate import HAND_RING_MASK, PLATE_VIEW
 from vision.reading import Detection
@@ -110,9 +109,7 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
     rim is an edge across the circle over a long unbroken arc (:func:`rim_arc_degrees`,
     ``DISC_OUTLINE_RIM_DEG``), which the straight edges of cubes do not draw; or, a coin tilted so
     far that a circle fits it only at its ends, where its rim is an ellipse of a coin's size over
-    as long an arc (:func:`ellipse_rim`). A polished coin tilted on cubes may mirror them so well
-    that no circle stands out at all: it is refused by its rim's glint, a bright thin line along a
-    coin's curve (:func:`vision.counter.rim_glints.rim_glints`)."""
+    as long an arc (:func:`ellipse_rim`)."""
     assert frame.gray is not None
     found = coin_sized_circles(prep, frame, perfectness)
     t = prep.tuning
@@ -141,10 +138,6 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
                 and minor >= t.DISC_ELLIPSE_MIN_ASPECT * major):
             refuse(x, y, r, f"a round object seen tilted ({major:.0f} x {minor:.0f} mm), its rim unbroken over "
                             f"{tilted.arc} degrees")
-    for glint in rim_glints(prep, frame.gray):
-        r = glint.radius_mm * PPM
-        if not any(np.hypot(glint.x - f[0], glint.y - f[1]) < max(r, f[2]) for f in taken):
-            refuse(glint.x, glint.y, r, f"a bright curved rim over {glint.arc_deg:.0f} degrees, as a polished coin's")
     return frame.detections(pending)
 
 

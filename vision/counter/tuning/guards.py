@@ -89,23 +89,6 @@ class GuardTuning:
     # tilted nickel coin of seed 5414 t0009 20 x 14 mm, 187 degrees; no clean tray's over 69.
     DISC_ELLIPSE_MAJOR_MM: tuple[float, float] = (16.0, 24.0)
     DISC_ELLIPSE_MIN_ASPECT: float = 0.5
-    # A polished coin tilted on cubes mirrors them; its rim still glints (vision.counter.rim_glints):
-    # a line standing GLINT_LEVEL above the grey view's opening by a GLINT_KERNEL_PX disc, at least
-    # GLINT_MIN_PX pixels and GLINT_MIN_LENGTH_MM long, whose pixels lie within GLINT_MAX_RMS_PX of
-    # a circle of GLINT_RADIUS_MM over GLINT_MIN_DEG or more, and whose 90th percentile stands at
-    # least GLINT_MIN_BRIGHT above its surroundings. Set on the tuning renders (docs/counter.md, *A
-    # coin's rim glint*): the coins' rims 5.2-9.9 mm, 67-97 degrees, 0.3-1.0 px off, 109-142 bright
-    # (but one flat coin refused by its circle, 69); on the clean trays the glints so close to a
-    # circle over 55 degrees or more are a face's corner, 3.3-4.9 mm, 44-89 bright (81 at most of
-    # those over 4 mm).
-    GLINT_KERNEL_PX: int = 5
-    GLINT_LEVEL: float = 30.0
-    GLINT_MIN_PX: int = 12
-    GLINT_MIN_LENGTH_MM: float = 4.0
-    GLINT_RADIUS_MM: tuple[float, float] = (4.0, 16.0)
-    GLINT_MAX_RMS_PX: float = 1.2
-    GLINT_MIN_DEG: float = 55.0
-    GLINT_MIN_BRIGHT: float = 95.0
     HAND_AREA_MM2: float = 40.0
     # The tint the plate keeps under an arm's shadow after the white balance (log gains up to about
     # +-0.12 between red and blue), and how far beyond the plate's chroma a hand's colour must be.
