@@ -129,6 +129,7 @@ ELLIPSE_SPAN = (0.6, 1.4)  # where, in radii of the circle found, a tilted coin'
 ELLIPSE_ALONG_RAY = 0.7  # cosine of the largest angle between the edge's gradient and the ray
 ELLIPSE_FIT_PX = 1.5  # how far off the fitted ellipse a rim point may lie
 _DEGREES = np.radians(np.arange(360))
+_COS, _SIN = np.cos(_DEGREES), np.sin(_DEGREES)  # one ray a degree, for every rim measured
 
 
 class EllipseRim(NamedTuple):
@@ -168,7 +169,7 @@ def rim_arc_degrees(gray: NDArray[Any], centre: tuple[float, float], radius: flo
     ``min_gradient`` (3 x 3 Sobel on a lightly blurred view) pointing along the radius."""
     reach = int(radius + RIM_BAND_PX[-1]) + 3
     gx, gy, cx, cy = _gradients(gray, centre, reach)
-    cos, sin = np.cos(_DEGREES), np.sin(_DEGREES)
+    cos, sin = _COS, _SIN
     hit = np.zeros(360, bool)
     for dr in RIM_BAND_PX:
         px = np.clip(np.round(cx + (radius + dr) * cos).astype(int), 0, 2 * reach)
@@ -190,7 +191,7 @@ def ellipse_rim(gray: NDArray[Any], centre: tuple[float, float], radius: float, 
     near a circle lie on no one ellipse for long."""
     reach = int(ELLIPSE_SPAN[1] * radius) + 3
     gx, gy, cx, cy = _gradients(gray, centre, reach)
-    cos, sin = np.cos(_DEGREES), np.sin(_DEGREES)
+    cos, sin = _COS, _SIN
     rho = np.arange(ELLIPSE_SPAN[0] * radius, ELLIPSE_SPAN[1] * radius, 0.5)[:, None]  # one row per distance
     px = np.clip(np.round(cx + rho * cos).astype(int), 0, 2 * reach)
     py = np.clip(np.round(cy + rho * sin).astype(int), 0, 2 * reach)
