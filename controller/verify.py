@@ -146,7 +146,7 @@ class Reconciliation:
             out["candidates"] = kept
             # their share is what the kept leave of the whole: summing thousands of rounded shares
             # would not say it (each under 0.00005 rounds to nothing)
-            fits = any(c["out"] is None for c in self.candidates)
+            fits = kept[0]["out"] is None  # the fitting come first: if the first is out, all are
             share = max(0.0, 1.0 - sum(c["posterior"] for c in kept)) if fits else 0.0
             out["unrecorded"] = {"combinations": len(rest), "fitting": sum(c["out"] is None for c in rest),
                                  "posterior": round(share, 4)}
