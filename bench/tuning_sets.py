@@ -83,6 +83,8 @@ TUNING_SETS = (
               what="the shared mix with courtiers in every scene: the courtier stages' on the scenes the issue is judged on"),
     TuningSet(5415, 16, (20, 45), foreign="coin",
               what="piles, a coin in each: polished coins tilted on cubes that mirror their colours (5408 t0004, t0013)"),
+    TuningSet(5416, 60, (20, 45),
+              what="piles, for the patch net: in place of the lost 6060, 8181 and 9595 it was first trained on"),
 )
 
 
