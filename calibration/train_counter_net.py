@@ -27,6 +27,8 @@ trains::
 
     .venv/bin/python -m calibration.train_counter_net --extra RENDERS ... --votes net_votes.npz
 
+``--widths C1,C2,C3,C4`` sets the four convolutions' channels of a net trained from scratch
+(32,64,96,128 tried on 2026-12-07 and not shipped: docs/counter.md, *A wider net, not shipped*).
 ``--fine-tune [ONNX]`` trains the shipped net (or that file's) further instead of from scratch, so
 that it keeps what it learned from render sets no longer at hand; tried on 2026-12-03 and not
 shipped (docs/counter.md, *Trained further on new sets, not shipped*).
@@ -184,7 +186,7 @@ def _freeze_batch_norms(net: Any) -> None:
 
 
 def train(p: Patches, rows: NDArray[np.bool_], epochs: int = EPOCHS, seed: int = SEED, start: Any | None = None,
-          rate: float = RATE) -> Any:
+          rate: float = RATE, widths: tuple[int, ...] = WIDTHS) -> Any:
     """A net trained on the patches ``rows`` (a quarter of the easy ones among them kept): from
     scratch, or further from ``start`` (:func:`from_onnx`, its batch norms frozen) at peak ``rate``."""
     torch = _torch()
@@ -199,7 +201,7 @@ def train(p: Patches, rows: NDArray[np.bool_], epochs: int = EPOCHS, seed: int =
         allowed[i, lo:hi + 1] = 1.0
     log_allowed = torch.from_numpy(np.log(allowed + 1e-12))
     weight = torch.from_numpy(np.where(is_easy[keep], 1.0 / EASY_KEPT, 1.0).astype(np.float32))
-    net = network() if start is None else start
+    net = network(widths) if start is None else start
     steps = epochs * ((len(x) + BATCH - 1) // BATCH)
     opt = torch.optim.AdamW([w for w in net.parameters() if w.requires_grad], rate / 2, weight_decay=1e-3)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, rate, total_steps=steps)
@@ -236,7 +238,8 @@ def predict(net: Any, planes: NDArray[np.uint8]) -> NDArray[np.float64]:
     return np.asarray(np.concatenate(out), np.float64)
 
 
-def out_of_fold(p: Patches, epochs: int = EPOCHS, fine_tune: Path | None = None) -> NDArray[np.float64]:
+def out_of_fold(p: Patches, epochs: int = EPOCHS, fine_tune: Path | None = None,
+                widths: tuple[int, ...] = WIDTHS) -> NDArray[np.float64]:
     """Each patch's ``P(k cubes)`` from a net trained without its scene's fold (fine-tuned from
     ``fine_tune`` without it: that net may have seen the fold before, so the votes are out of fold
     only for the sets it never saw)."""
@@ -246,7 +249,7 @@ def out_of_fold(p: Patches, epochs: int = EPOCHS, fine_tune: Path | None = None)
         start = time.time()
         test = fold == k
         if fine_tune is None:
-            net = train(p, ~test, epochs, SEED + k)
+            net = train(p, ~test, epochs, SEED + k, widths=widths)
         else:
             net = train(p, ~test, epochs, SEED + k, from_onnx(fine_tune), FINE_TUNE_RATE)
         out[test] = predict(net, p.planes[test])
@@ -263,6 +266,17 @@ def export(net: Any, path: Path) -> None:
                       opset_version=13, dynamo=False)
 
 
+def _widths(text: str) -> tuple[int, ...]:
+    """``--widths``: four positive channel counts, comma-separated."""
+    try:
+        widths = tuple(int(w) for w in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not four whole numbers separated by commas") from None
+    if len(widths) != 4 or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: the net has four convolutions, each of one channel or more")
+    return widths
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shared", type=Path, default=Path(__file__).resolve().parent.parent.parent / "shared")
@@ -276,7 +290,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=NET_FILE)
     ap.add_argument("--match", choices=MATCHES, default=MATCH,
                     help="label each patch with the pieces it shows most of (the shipped net) or whose top's centre it holds")
+    ap.add_argument("--widths", type=_widths, default=WIDTHS, metavar="C1,C2,C3,C4",
+                    help=f"channels of the four convolutions, trained from scratch (default {','.join(map(str, WIDTHS))}; "
+                         "32,64,96,128 was tried on 2026-12-07 and not shipped: docs/counter.md)")
     args = ap.parse_args(argv)
+    if args.fine_tune is not None and args.widths != WIDTHS:
+        ap.error("--widths is for a net trained from scratch; --fine-tune keeps the shape of the net it starts from")
     cv2.setNumThreads(1)
     if args.cache and args.cache.is_file():
         patches = Patches.load(args.cache)
@@ -290,7 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(patches.planes)} patches of {len(patches.names)} tuning scenes", flush=True)
     _torch().set_num_threads(2)
     if args.votes:
-        cubes_p = out_of_fold(patches, args.epochs or (EPOCHS if args.fine_tune is None else FINE_TUNE_EPOCHS), args.fine_tune)
+        cubes_p = out_of_fold(patches, args.epochs or (EPOCHS if args.fine_tune is None else FINE_TUNE_EPOCHS), args.fine_tune,
+                              args.widths)
         held = np.minimum(patches.held, MAX_CUBES)
         k = np.arange(MAX_CUBES + 1)[None, :]
         covered = (cubes_p * ((k >= held[:, :1]) & (k <= held[:, 1:]))).sum(axis=1)  # P(the truth's range)
@@ -302,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         epochs = args.epochs or FINE_TUNE_EPOCHS
         net = train(patches, np.ones(len(patches.planes), bool), epochs, SEED, from_onnx(args.fine_tune), FINE_TUNE_RATE)
     else:
-        net = train(patches, np.ones(len(patches.planes), bool), args.epochs or EPOCHS, SEED)
+        net = train(patches, np.ones(len(patches.planes), bool), args.epochs or EPOCHS, SEED, widths=args.widths)
     export(net, args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB)")
     return 0

@@ -246,3 +246,23 @@ def test_the_shipped_net_read_back_to_train_further_answers_as_shipped() -> None
     net = PatchNet.load()
     assert net is not None
     assert np.allclose(ours, net.cubes(planes.astype(np.float32) / 255.0), atol=1e-4)
+
+
+@pytest.mark.parametrize("widths, said", [("32,64,96", "four convolutions"), ("32,64,x,128", "not four whole numbers"),
+                                          ("0,64,96,128", "four convolutions")])
+def test_the_nets_widths_are_refused_by_name_when_they_cannot_make_a_net(widths: str, said: str,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """``--widths`` names four convolutions' channels; anything else stops before a patch is read."""
+    with pytest.raises(SystemExit) as stop:
+        train_counter_net.main(["--widths", widths, "--cache", "/nonexistent/crops.npz"])
+    assert stop.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_the_nets_widths_are_for_a_net_trained_from_scratch(capsys: pytest.CaptureFixture[str]) -> None:
+    """A net trained further keeps the shape it was shipped in, so ``--widths`` with ``--fine-tune``
+    is refused rather than ignored."""
+    with pytest.raises(SystemExit):
+        train_counter_net.main(["--widths", "32,64,96,128", "--fine-tune"])
+    assert "--fine-tune keeps the shape" in capsys.readouterr().err
+    assert train_counter_net._widths("16,32,48,64") == train_counter_net.WIDTHS
