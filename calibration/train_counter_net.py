@@ -142,9 +142,10 @@ def easy(p: Patches) -> NDArray[np.bool_]:
 
 
 def from_onnx(path: Path = NET_FILE) -> Any:
-    """The net of an exported ONNX file, as a :func:`network` to train further. The export folds each
-    batch norm into the convolution before it, so the batch norms are set to pass their input
-    through unchanged and are frozen (:func:`_freeze_batch_norms`)."""
+    """The net of an exported ONNX file, as a :func:`network` to train further, of the widths its
+    convolutions were trained with (``--widths``). The export folds each batch norm into the
+    convolution before it, so the batch norms are set to pass their input through unchanged and
+    are frozen (:func:`_freeze_batch_norms`)."""
     torch = _torch()
     import onnx
     from onnx import numpy_helper
@@ -153,14 +154,14 @@ def from_onnx(path: Path = NET_FILE) -> Any:
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     convs = [n for n in graph.node if n.op_type == "Conv"]
     (gemm,) = [n for n in graph.node if n.op_type == "Gemm"]
-    net = network()
+    if len(convs) != len(WIDTHS):
+        raise SystemExit(f"{path} is not a net of this shape ({len(convs)} convolutions, {len(WIDTHS)} expected): "
+                         "train one from scratch (without --fine-tune)")
+    net = network(tuple(int(weights[node.input[1]].shape[0]) for node in convs))
     layers = list(net)
     own_convs = [m for m in layers if isinstance(m, torch.nn.Conv2d)]
     norms = [m for m in layers if isinstance(m, torch.nn.BatchNorm2d)]
     linear = layers[-1]
-    if len(convs) != len(own_convs) or not isinstance(linear, torch.nn.Linear):
-        raise SystemExit(f"{path} is not a net of this shape ({len(convs)} convolutions, {len(own_convs)} expected): "
-                         "train one from scratch (without --fine-tune)")
     with torch.no_grad():
         for conv, node, norm in zip(own_convs, convs, norms, strict=True):
             conv.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
@@ -188,7 +189,8 @@ def _freeze_batch_norms(net: Any) -> None:
 def train(p: Patches, rows: NDArray[np.bool_], epochs: int = EPOCHS, seed: int = SEED, start: Any | None = None,
           rate: float = RATE, widths: tuple[int, ...] = WIDTHS) -> Any:
     """A net trained on the patches ``rows`` (a quarter of the easy ones among them kept): from
-    scratch, or further from ``start`` (:func:`from_onnx`, its batch norms frozen) at peak ``rate``."""
+    scratch, of ``widths``, or further from ``start`` (:func:`from_onnx`, its batch norms frozen, its
+    widths its own) at peak ``rate``."""
     torch = _torch()
     F = torch.nn.functional
     torch.manual_seed(seed)

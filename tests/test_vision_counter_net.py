@@ -248,6 +248,22 @@ def test_the_shipped_net_read_back_to_train_further_answers_as_shipped() -> None
     assert np.allclose(ours, net.cubes(planes.astype(np.float32) / 255.0), atol=1e-4)
 
 
+def test_a_net_of_other_widths_is_read_back_in_its_own_shape(tmp_path: Path) -> None:
+    """A net trained with ``--widths`` and exported can be trained further (``--fine-tune FILE``):
+    its convolutions' widths are read from the file, not assumed to be the shipped ones. Needs the
+    optional ``train`` extra, which CI does not install."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    torch.manual_seed(3)
+    wide = train_counter_net.network((8, 24, 40, 56)).eval()
+    path = tmp_path / "wide.onnx"
+    train_counter_net.export(wide, path)
+    planes = np.random.default_rng(5).integers(0, 256, (6, PLANES, SIZE, SIZE), dtype=np.uint8)
+    read_back = train_counter_net.from_onnx(path)
+    widths = [m.out_channels for m in read_back if isinstance(m, torch.nn.Conv2d)]
+    assert widths == [8, 24, 40, 56]
+    assert np.allclose(train_counter_net.predict(read_back, planes), train_counter_net.predict(wide, planes), atol=1e-4)
+
 @pytest.mark.parametrize("widths, said", [("32,64,96", "four convolutions"), ("32,64,x,128", "not four whole numbers"),
                                           ("0,64,96,128", "four convolutions")])
 def test_the_nets_widths_are_refused_by_name_when_they_cannot_make_a_net(widths: str, said: str,
