@@ -210,7 +210,8 @@ def test_a_plain_disc_needs_a_plain_middle(prep) -> None:
 
     size = int(40 * PPM)
     centre, radius = (size / 2, size / 2), 9.5 * PPM
-    gray = np.full((size, size), 200, np.uint8)
+    gray = np.full((size, size), 150, np.uint8)
+    cv2.circle(gray, (int(centre[0]), int(centre[1])), int(radius), 200, -1)  # the coin, its rim round it
     labels = np.full((size, size), BACKGROUND, np.uint8)
     frame = Frame(None, None, None, None, labels=labels, gray=gray)  # type: ignore[arg-type]
     assert is_plain_disc(prep, frame, centre, radius)
@@ -222,6 +223,43 @@ def test_a_plain_disc_needs_a_plain_middle(prep) -> None:
     x0, y0 = int(centre[0] - side / 4), int(centre[1] - side / 4)
     labels[y0:y0 + side, x0:x0 + side] = COLOUR_CODES["yellow"]
     assert not is_plain_disc(prep, frame, centre, radius)
+
+
+def test_an_even_gap_of_plate_between_cubes_without_a_rim_is_no_coin(prep) -> None:
+    """A bright patch of light between cubes leaves a gap of bare plate as even as a coin's face
+    and all of it plate (tuning seed 5416 ``t0005``: a clean pile refused as a flat coin). A coin
+    lying flat has its rim round it; the gap is bounded by the cubes' straight sides, each touching
+    a coin-sized circle over a short arc, so it is no coin. The same gap with a coin's rim drawn
+    in it is one."""
+    from vision.colour import COLOUR_CODES
+    from vision.counter.coin_circles import grey_spread_under, is_plain_disc, rim_arc_degrees
+
+    size = int(40 * PPM)
+    centre, radius = (size / 2, size / 2), 9.5 * PPM
+    cx, cy, r = int(centre[0]), int(centre[1]), int(radius)
+
+    def gap(coin: bool) -> Frame:
+        gray = np.full((size, size), 205, np.uint8)
+        labels = np.full((size, size), BACKGROUND, np.uint8)
+        # three cubes whose straight sides touch the circle: left, above and to the right
+        for x0, y0, x1, y1, colour in ((0, cy - 3 * r // 2, cx - r - 1, cy + r // 2, "green"),
+                                       (cx - r // 2, 0, cx + 3 * r // 2, cy - r - 1, "black"),
+                                       (cx + r + 1, cy - r // 3, size, cy + r, "yellow")):
+            gray[y0:y1, x0:x1] = 60 if colour == "black" else 120
+            labels[y0:y1, x0:x1] = COLOUR_CODES[colour]
+        if coin:
+            cv2.circle(gray, (cx, cy), r, 150, 2)  # a coin's dark rim, its face as even as the plate
+        gray[:] = cv2.GaussianBlur(gray, (3, 3), 0.8)
+        return Frame(None, None, None, None, labels=labels, gray=gray)  # type: ignore[arg-type]
+
+    inside = np.zeros((size, size), np.uint8)
+    cv2.circle(inside, (cx, cy), int(0.8 * radius), 1, -1)
+    bare = gap(coin=False)
+    assert bare.gray is not None
+    assert grey_spread_under(bare.gray, inside) <= prep.tuning.DISC_MAX_SHADING  # as even as a coin
+    assert rim_arc_degrees(bare.gray, centre, radius, prep.tuning.DISC_RIM_GRADIENT) < prep.tuning.DISC_PLAIN_RIM_DEG
+    assert not is_plain_disc(prep, bare, centre, radius)
+    assert is_plain_disc(prep, gap(coin=True), centre, radius)
 
 
 def test_a_cube_over_the_rim_of_a_coin_leaves_its_face_plain(prep) -> None:

@@ -102,6 +102,11 @@ def is_plain_disc(prep: Prepared, frame: Frame, centre: tuple[float, float], rad
     shadows; where a pale cube (yellow is about as grey as the plate) lies in the gap, it lies in
     the middle of the circle.
 
+    A gap of bare plate can be all plate and even, too, where a bright patch of light falls
+    between cubes (tuning seed 5416 ``t0005``: a clean pile refused as a flat coin). A coin's rim
+    is still an edge across the circle over a long arc (``DISC_PLAIN_RIM_DEG``); the gap's edges
+    are the cubes' straight sides and a shadow's, which meet the circle over short arcs.
+
     A cube lying over the rim of a coin is not the coin's face, yet spreads the disc's grey level
     (tuning seed 5408 ``t0007``: a green cube over a quarter of a flat brass coin, counted as nothing
     while the cubes beside it were misread). Such a disc passes where its pixels of no cube colour
@@ -116,11 +121,11 @@ def is_plain_disc(prep: Prepared, frame: Frame, centre: tuple[float, float], rad
     if (plain_share(frame.labels[inside > 0]) < t.DISC_MIN_PLAIN_SHARE
             or plain_share_in_disc(frame.labels, at, int(0.5 * radius)) < t.DISC_MIN_MIDDLE_PLAIN_SHARE):
         return False
+    rim = rim_arc_degrees(frame.gray, centre, radius, t.DISC_RIM_GRADIENT)
     if grey_spread_under(frame.gray, inside) <= t.DISC_MAX_SHADING:
-        return True
+        return rim >= t.DISC_PLAIN_RIM_DEG
     plain = inside & plain_pixels(frame.labels).view(np.uint8)
-    return (grey_spread_under(frame.gray, plain) <= t.DISC_MAX_SHADING
-            and rim_arc_degrees(frame.gray, centre, radius, t.DISC_RIM_GRADIENT) >= t.DISC_COVERED_RIM_DEG)
+    return grey_spread_under(frame.gray, plain) <= t.DISC_MAX_SHADING and rim >= t.DISC_COVERED_RIM_DEG
 
 
 RIM_BAND_PX = np.arange(-1.5, 1.6, 0.5)  # how far off the circle an edge may lie (the circle search's error)

@@ -57,6 +57,15 @@ class GuardTuning:
     # tray's gap that passes the plain part's evenness (found at perfectness 0.6) 72.
     DISC_COVERED_RIM_DEG: int = 150
     DISC_RIM_GRADIENT: float = 40.0
+    # A coin lying flat and evenly lit still has its rim, an edge across the circle (as
+    # DISC_COVERED_RIM_DEG measures it) over an unbroken arc of at least DISC_PLAIN_RIM_DEG; a gap of
+    # bare plate between cubes under a bright patch of light has none. Tuning seed 5416 t0005 (a
+    # clean pile refused as a flat coin): its gap, all plate and shading 0.035, has 50 degrees; the
+    # clean gap DISC_COVERED_RIM_DEG was set against, 72; the 51 plain discs found on coins on the
+    # tuning renders 102-360 (tray_dev t0059 the least, all but four 300 or more). A straight cube
+    # edge tangent to a coin-sized circle lies within the search's 1.5 px of it over about 37
+    # degrees: the bar is more than two of them.
+    DISC_PLAIN_RIM_DEG: int = 90
     # The circle search runs first on the grey view scaled by DISC_COARSE_SCALE with a looser
     # perfectness, then at full scale around the circles found: at DISC_PERFECTNESS where the middle
     # (half the smallest radius) is at least DISC_COARSE_MIN_PLAIN of no cube colour, as a flat
