@@ -43,3 +43,42 @@ def test_a_colour_is_wrong_outside_the_cubes_showing_a_quarter_and_the_cubes_in_
     assert misses.wrong_colours(meta, {"red": 4}) == {"red": (4, 2, 3)}
     # with the band at 0.30, the cube showing 27 % may be counted or not
     assert misses.wrong_colours(meta, {"red": 1}, 0.30) == {}
+
+
+def test_coin_margins_name_the_clean_circles_nearest_each_bar_and_the_coins_that_clear_it_by_least() -> None:
+    margins = load("coin_margins")
+    circle = margins.Circle
+    circles = [circle("a/t0001", "clean", "plain disc's rim arc", 50, 19.6),
+               circle("a/t0002", "clean", "plain disc's rim arc", 95, 19.0),  # over its bar: a clean tray refused
+               circle("a/t0003", "coin", "plain disc's rim arc", 102, 19.2),
+               circle("a/t0004", "coin", "plain disc's rim arc", 60, 19.2),  # not over the bar: not named
+               circle("a/t0005", "clean", "any circle's rim arc", 137, 18.0),
+               circle("a/t0006", "finger", "any circle's rim arc", 200, 18.0)]  # neither clean nor a coin
+    bars = {"DISC_PLAIN_RIM_DEG": 90, "DISC_OUTLINE_RIM_DEG": 150}
+    lines = margins.margins(circles, bars, top=5)
+    plain = lines[0:3]
+    assert plain[0].startswith("plain disc's rim arc (bar DISC_PLAIN_RIM_DEG = 90): 2 circles on clean trays, 1 at or over")
+    assert plain[1] == "  clean, nearest: a/t0002 95, a/t0001 50"
+    assert plain[2] == "  coins, least over: a/t0003 102"
+    assert lines[3].endswith("1 circles on clean trays, 0 at or over the bar; 0 coins' circles over it")
+    assert lines[4] == "  clean, nearest: a/t0005 137" and lines[5] == "  coins, least over: -"
+    assert lines[7] == "  clean, nearest: -"  # no tilted rims given
+
+
+def test_coin_margins_watch_the_guard_only_while_asked() -> None:
+    margins = load("coin_margins")
+    from vision.counter import guards
+
+    kept, seen = guards.flat_discs, []
+    with margins.watching(lambda prep, frame: seen.append((prep, frame))):
+        assert guards.flat_discs is not kept
+    assert guards.flat_discs is kept and seen == []
+
+
+def test_coin_margins_refuse_a_held_out_render_set(tmp_path: Path) -> None:
+    margins = load("coin_margins")
+    held = tmp_path / "r4751"
+    (held / "test").mkdir(parents=True)
+    (held / "manifest.json").write_text(json.dumps({"seed": 4751}))
+    with pytest.raises(SystemExit, match="held out"):
+        margins.main(["--data", str(held)])

@@ -232,7 +232,8 @@ def test_an_even_gap_of_plate_between_cubes_without_a_rim_is_no_coin(prep) -> No
     a coin-sized circle over a short arc, so it is no coin. The same gap with a coin's rim drawn
     in it is one."""
     from vision.colour import COLOUR_CODES
-    from vision.counter.coin_circles import grey_spread_under, is_plain_disc, rim_arc_degrees
+    from vision.counter.coin_circles import is_plain_disc, rim_arc_degrees
+    from vision.counter.frame import grey_spread_under
 
     size = int(40 * PPM)
     centre, radius = (size / 2, size / 2), 9.5 * PPM
