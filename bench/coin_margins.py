@@ -2,8 +2,10 @@
 
 The coin guard (``vision.counter.guards.flat_discs``) refuses a frame on three measures of a circle
 the size of a coin, each against a bar of ``vision/counter/tuning/guards.py``: a plain disc's rim
-arc (``DISC_PLAIN_RIM_DEG``), any circle's rim arc (``DISC_OUTLINE_RIM_DEG``) and a tilted rim's arc
-(``DISC_OUTLINE_RIM_DEG``, with the ellipse's size). A clean tray refused is the failure issue 9
+arc (``DISC_PLAIN_RIM_DEG``), any circle's rim arc (``DISC_OUTLINE_RIM_DEG``), how far that rim's
+edges turn from the radius (``DISC_RIM_MAX_TURN_DEG``: a coin's less, measured on circles with
+100 degrees of rim or more, the coins' among them only where their arc passes its bar) and a tilted
+rim's arc (``DISC_OUTLINE_RIM_DEG``, with the ellipse's size). A clean tray refused is the failure issue 9
 allows never, and the margins shrink as sets are added (the rim arc's, 104 when it was set, was 137
 of 150 on 2026-12-08), so this names, per measure, the clean tuning scenes that come nearest the
 bar and the coins that clear it by least. Tuning scenes only (``tray_train``'s tuning part,
@@ -38,6 +40,7 @@ from vision.counter.coin_circles import (  # noqa: E402
     plain_share,
     plain_share_in_disc,
     rim_arc_degrees,
+    rim_turn_degrees,
 )
 from vision.counter.frame import Frame, Prepared, grey_spread_under  # noqa: E402
 from vision.counter.tuning import PPM  # noqa: E402
@@ -45,7 +48,12 @@ from vision.imageio import read_image  # noqa: E402
 
 #: The measures, each with the tuning field of its bar.
 MEASURES = {"plain disc's rim arc": "DISC_PLAIN_RIM_DEG", "any circle's rim arc": "DISC_OUTLINE_RIM_DEG",
-            "tilted rim's arc": "DISC_OUTLINE_RIM_DEG"}
+            "rim's turn from the radius": "DISC_RIM_MAX_TURN_DEG", "tilted rim's arc": "DISC_OUTLINE_RIM_DEG"}
+#: The measures on which a coin lies below its bar, not above it.
+COIN_BELOW = {"rim's turn from the radius"}
+#: A rim's turn is measured on circles with at least this long a rim arc (degrees): shorter arcs are
+#: no near miss of the rim-alone test.
+TURN_FROM_ARC = 100
 
 
 @dataclass(frozen=True)
@@ -55,7 +63,7 @@ class Circle:
     scene: str
     kind: str  # "clean", or the foreign object's type ("coin", "finger")
     measure: str
-    degrees: int
+    degrees: float
     diameter_mm: float
 
 
@@ -77,8 +85,11 @@ def measured(prep: Prepared, frame: Frame, scene: str, kind: str) -> list[Circle
             out.append(Circle(scene, kind, "plain disc's rim arc", rim_arc_degrees(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT),
                               2 * r / ppm))
     for x, y, r in found.outlined:
-        out.append(Circle(scene, kind, "any circle's rim arc", rim_arc_degrees(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT),
-                          2 * r / ppm))
+        arc = rim_arc_degrees(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)
+        out.append(Circle(scene, kind, "any circle's rim arc", arc, 2 * r / ppm))
+        if arc >= (t.DISC_OUTLINE_RIM_DEG if kind == "coin" else TURN_FROM_ARC):
+            out.append(Circle(scene, kind, "rim's turn from the radius",
+                              round(rim_turn_degrees(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT), 1), 2 * r / ppm))
         tilted = ellipse_rim(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)
         major, minor = tilted.major_px / ppm, tilted.minor_px / ppm
         if t.DISC_ELLIPSE_MAJOR_MM[0] <= major <= t.DISC_ELLIPSE_MAJOR_MM[1] and minor >= t.DISC_ELLIPSE_MIN_ASPECT * major:
@@ -115,19 +126,22 @@ def scene_kind(meta: dict[str, Any]) -> str:
     return str((meta.get("foreign_detail") or {}).get("type") or "foreign")
 
 
-def margins(circles: list[Circle], bars: dict[str, int], top: int) -> list[str]:
-    """Per measure: its bar, the clean circles nearest it from below (or over it: a clean tray
-    refused), and the coins' circles over it by least."""
+def margins(circles: list[Circle], bars: dict[str, float], top: int) -> list[str]:
+    """Per measure: its bar, the clean circles nearest it (from below, or over it: a clean tray
+    refused), and the coins' circles over it by least; the other way round for a measure on
+    which a coin lies below its bar (:data:`COIN_BELOW`)."""
     lines = []
     for measure, field in MEASURES.items():
-        bar = bars[field]
-        clean = sorted((c for c in circles if c.measure == measure and c.kind == "clean"), key=lambda c: -c.degrees)
-        coins = sorted((c for c in circles if c.measure == measure and c.kind == "coin" and c.degrees >= bar),
-                       key=lambda c: c.degrees)
-        lines.append(f"{measure} (bar {field} = {bar}): {len(clean)} circles on clean trays, "
-                     f"{sum(c.degrees >= bar for c in clean)} at or over the bar; {len(coins)} coins' circles over it")
-        lines.append("  clean, nearest: " + (", ".join(f"{c.scene} {c.degrees}" for c in clean[:top]) or "-"))
-        lines.append("  coins, least over: " + (", ".join(f"{c.scene} {c.degrees}" for c in coins[:top]) or "-"))
+        bar, sign = bars[field], (-1 if measure in COIN_BELOW else 1)
+        over = "under" if sign < 0 else "over"
+        clean = sorted((c for c in circles if c.measure == measure and c.kind == "clean"), key=lambda c: -sign * c.degrees)
+        coins = sorted((c for c in circles if c.measure == measure and c.kind == "coin" and sign * c.degrees >= sign * bar),
+                       key=lambda c: sign * c.degrees)
+        lines.append(f"{measure} (bar {field} = {bar:g}): {len(clean)} circles on clean trays, "
+                     f"{sum(sign * c.degrees >= sign * bar for c in clean)} at or {over} the bar; "
+                     f"{len(coins)} coins' circles {over} it")
+        lines.append("  clean, nearest: " + (", ".join(f"{c.scene} {c.degrees:g}" for c in clean[:top]) or "-"))
+        lines.append(f"  coins, least {over}: " + (", ".join(f"{c.scene} {c.degrees:g}" for c in coins[:top]) or "-"))
     return lines
 
 
@@ -139,11 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     circles: list[Circle] = []
-    bars: dict[str, int] = {}
+    bars: dict[str, float] = {}
     scenes = 0
     for cal, root, images in tuning_scenes(args.shared, args.data):
         counter = TrayCounter(calibration_profile(cal))
-        bars = {field: int(getattr(counter.prepared.tuning, field)) for field in MEASURES.values()}
+        bars = {field: float(getattr(counter.prepared.tuning, field)) for field in MEASURES.values()}
         for image in images:
             meta = json.loads(image.with_suffix(".json").read_text())
             name, kind = f"{root.name}/{image.stem}", scene_kind(meta)

@@ -53,8 +53,13 @@ def test_coin_margins_name_the_clean_circles_nearest_each_bar_and_the_coins_that
                circle("a/t0003", "coin", "plain disc's rim arc", 102, 19.2),
                circle("a/t0004", "coin", "plain disc's rim arc", 60, 19.2),  # not over the bar: not named
                circle("a/t0005", "clean", "any circle's rim arc", 137, 18.0),
-               circle("a/t0006", "finger", "any circle's rim arc", 200, 18.0)]  # neither clean nor a coin
-    bars = {"DISC_PLAIN_RIM_DEG": 90, "DISC_OUTLINE_RIM_DEG": 150}
+               circle("a/t0006", "finger", "any circle's rim arc", 200, 18.0),  # neither clean nor a coin
+               # a coin's rim turns less from the radius than the bar allows, straight edges more
+               circle("a/t0005", "clean", "rim's turn from the radius", 13.3, 18.0),
+               circle("a/t0007", "coin", "rim's turn from the radius", 8.5, 19.0),
+               circle("a/t0008", "coin", "rim's turn from the radius", 5.5, 19.0),
+               circle("a/t0009", "coin", "rim's turn from the radius", 9.9, 19.0)]  # not under the bar: not named
+    bars = {"DISC_PLAIN_RIM_DEG": 90, "DISC_OUTLINE_RIM_DEG": 150, "DISC_RIM_MAX_TURN_DEG": 9.4}
     lines = margins.margins(circles, bars, top=5)
     plain = lines[0:3]
     assert plain[0].startswith("plain disc's rim arc (bar DISC_PLAIN_RIM_DEG = 90): 2 circles on clean trays, 1 at or over")
@@ -62,7 +67,11 @@ def test_coin_margins_name_the_clean_circles_nearest_each_bar_and_the_coins_that
     assert plain[2] == "  coins, least over: a/t0003 102"
     assert lines[3].endswith("1 circles on clean trays, 0 at or over the bar; 0 coins' circles over it")
     assert lines[4] == "  clean, nearest: a/t0005 137" and lines[5] == "  coins, least over: -"
-    assert lines[7] == "  clean, nearest: -"  # no tilted rims given
+    assert lines[6].startswith("rim's turn from the radius (bar DISC_RIM_MAX_TURN_DEG = 9.4): 1 circles on clean trays, "
+                               "0 at or under the bar; 2 coins' circles under it")
+    assert lines[7] == "  clean, nearest: a/t0005 13.3"
+    assert lines[8] == "  coins, least under: a/t0007 8.5, a/t0008 5.5"
+    assert lines[10] == "  clean, nearest: -"  # no tilted rims given
 
 
 def test_coin_margins_watch_the_guard_only_while_asked() -> None:

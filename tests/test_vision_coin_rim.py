@@ -143,3 +143,38 @@ def test_the_longest_rims_of_clean_tuning_piles_are_no_coin(train_counter, tray_
     bar, gradient = prep.tuning.DISC_OUTLINE_RIM_DEG, prep.tuning.DISC_RIM_GRADIENT
     assert max(rim_arc_degrees(frame.gray, (x, y), r, gradient) for x, y, r in outlined) <= 0.7 * bar
     assert max(ellipse_rim(frame.gray, (x, y), r, gradient).arc for x, y, r in outlined) <= 0.7 * bar
+
+
+def _rim_on_plate(polygon_sides: int | None) -> tuple[np.ndarray, tuple[float, float], float]:
+    """A dark rim on bare plate around a coin-sized circle: round (``None``), or a polygon of that
+    many straight sides whose corners lie just outside the circle, as cube edges can line up."""
+    size, radius = int(40 * PPM), 9.5 * PPM
+    centre = (size / 2, size / 2)
+    gray = np.full((size, size), 200, np.uint8)
+    if polygon_sides is None:
+        cv2.circle(gray, (int(centre[0]), int(centre[1])), int(radius), 90, -1)
+    else:
+        # corners at radius / cos(half a side's angle) * 0.99: the sides cross the circle's band
+        reach = radius / np.cos(np.pi / polygon_sides) * 0.99
+        angles = np.arange(polygon_sides) * 2 * np.pi / polygon_sides
+        corners = np.stack([centre[0] + reach * np.cos(angles), centre[1] + reach * np.sin(angles)], axis=1)
+        cv2.fillPoly(gray, [np.round(corners).astype(np.int32)], 90)
+    return cv2.GaussianBlur(gray, (3, 3), 0.8), centre, radius
+
+
+def test_straight_edges_that_follow_a_coin_sized_circle_turn_from_its_radius(prep: Prepared) -> None:
+    """Two cubes leaning together can outline a coin-sized circle with their straight sides over a
+    long arc (tuning seed 5417 ``t0045``, 174 degrees), and the rim-alone test refused a clean tray.
+    Along a straight side the edge turns away from the radius, by up to 19 degrees across the
+    circle's band; along a coin's round rim it does not. A regular polygon of straight sides round
+    the circle has the rim arc of a coin, but turns too far to be one; the round rim does not."""
+    from vision.counter.coin_circles import rim_turn_degrees
+
+    t = prep.tuning
+    round_rim, centre, radius = _rim_on_plate(None)
+    sides, _, _ = _rim_on_plate(8)
+    assert rim_arc_degrees(round_rim, centre, radius, t.DISC_RIM_GRADIENT) == 360
+    assert rim_arc_degrees(sides, centre, radius, t.DISC_RIM_GRADIENT) >= t.DISC_OUTLINE_RIM_DEG  # as long as a coin's
+    assert rim_turn_degrees(round_rim, centre, radius, t.DISC_RIM_GRADIENT) <= t.DISC_RIM_MAX_TURN_DEG
+    assert rim_turn_degrees(sides, centre, radius, t.DISC_RIM_GRADIENT) > t.DISC_RIM_MAX_TURN_DEG
+    assert rim_turn_degrees(np.full_like(sides, 200), centre, radius, t.DISC_RIM_GRADIENT) == 90.0  # no rim at all

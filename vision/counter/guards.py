@@ -12,7 +12,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colour import BACKGROUND, UNKNOWN, bgr_to_lab
-from vision.counter.coin_circles import coin_sized_circles, ellipse_rim, is_plain_disc, rim_arc_degrees
+from vision.counter.coin_circles import (
+    coin_sized_circles,
+    ellipse_rim,
+    is_plain_disc,
+    rim_arc_degrees,
+    rim_turn_degrees,
+)
 from vision.counter.frame import (
     Core,
     Frame,
@@ -107,7 +113,9 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
     (``DISC_ANY_FACE_PERFECTNESS``). A coin tilted among cubes and partly hidden by them is found
     only at the search's loosest bar, neither plain nor near-perfect there; it is refused where its
     rim is an edge across the circle over a long unbroken arc (:func:`rim_arc_degrees`,
-    ``DISC_OUTLINE_RIM_DEG``), which the straight edges of cubes do not draw; or, a coin tilted so
+    ``DISC_OUTLINE_RIM_DEG``) that stays across the radius as a round rim does
+    (:func:`rim_turn_degrees`, ``DISC_RIM_MAX_TURN_DEG``), which the straight edges of cubes do not
+    draw, even where several of them follow a circle; or, a coin tilted so
     far that a circle fits it only at its ends, where its rim is an ellipse of a coin's size over
     as long an arc (:func:`ellipse_rim`)."""
     assert frame.gray is not None
@@ -129,7 +137,7 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
         if any(np.hypot(x - f[0], y - f[1]) < max(r, f[2]) for f in taken):
             continue  # the same coin, refused already
         arc = rim_arc_degrees(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)
-        if arc >= t.DISC_OUTLINE_RIM_DEG:
+        if arc >= t.DISC_OUTLINE_RIM_DEG and rim_turn_degrees(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT) <= t.DISC_RIM_MAX_TURN_DEG:
             refuse(x, y, r, f"a round object {2 * r / PPM:.0f} mm across, its rim unbroken over {arc} degrees")
             continue
         tilted = ellipse_rim(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)

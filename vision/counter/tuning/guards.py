@@ -66,6 +66,14 @@ class GuardTuning:
     # edge tangent to a coin-sized circle lies within the search's 1.5 px of it over about 37
     # degrees: the bar is more than two of them.
     DISC_PLAIN_RIM_DEG: int = 90
+    # A circle refused for its rim alone (DISC_OUTLINE_RIM_DEG) must have a round rim: along its arc
+    # the edges turn away from the radius by at most DISC_RIM_MAX_TURN_DEG on average (per degree,
+    # the strongest edge in the band). A straight edge crossing the band's middle is in it over
+    # +-19 degrees, turned 9.4 on average; a round rim only by noise. Tuning (2026-12-08, every set
+    # at hand, 621 scenes): the coins' circles over the arc bar 5.5-8.5, the clean trays' circles
+    # with 100 degrees of arc or more 10.1-14.3 (5417 t0045, two cubes leaning together, 174
+    # degrees of arc and 13.3 of turn, was refused as a tilted coin).
+    DISC_RIM_MAX_TURN_DEG: float = 9.4
     # The circle search runs first on the grey view scaled by DISC_COARSE_SCALE with a looser
     # perfectness, then at full scale around the circles found: at DISC_PERFECTNESS where the middle
     # (half the smallest radius) is at least DISC_COARSE_MIN_PLAIN of no cube colour, as a flat
