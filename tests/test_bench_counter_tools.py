@@ -24,11 +24,17 @@ def test_readings_that_differ_or_are_missing_on_either_side_are_named() -> None:
     assert readings.differences(before, dict(before)) == []
 
 
+def _held_out_set(root: Path, seed: int) -> Path:
+    """An empty render set whose manifest names a held-out seed."""
+    held = root / f"r{seed}"
+    (held / "test").mkdir(parents=True)
+    (held / "manifest.json").write_text(json.dumps({"seed": seed}))
+    return held
+
+
 def test_a_held_out_render_set_is_refused_before_anything_is_read(tmp_path: Path) -> None:
     readings = load("counter_readings")
-    held = tmp_path / "r4737"
-    (held / "test").mkdir(parents=True)
-    (held / "manifest.json").write_text(json.dumps({"seed": 4737}))
+    held = _held_out_set(tmp_path, 4737)
     with pytest.raises(SystemExit, match="held out"):
         readings.main([str(tmp_path / "out.json"), "--data", str(held)])
     assert not (tmp_path / "out.json").exists()
@@ -86,8 +92,5 @@ def test_coin_margins_watch_the_guard_only_while_asked() -> None:
 
 def test_coin_margins_refuse_a_held_out_render_set(tmp_path: Path) -> None:
     margins = load("coin_margins")
-    held = tmp_path / "r4751"
-    (held / "test").mkdir(parents=True)
-    (held / "manifest.json").write_text(json.dumps({"seed": 4751}))
     with pytest.raises(SystemExit, match="held out"):
-        margins.main(["--data", str(held)])
+        margins.main(["--data", str(_held_out_set(tmp_path, 4751))])
