@@ -186,27 +186,15 @@ def rim_arc_degrees(gray: NDArray[Any], centre: tuple[float, float], radius: flo
     """The longest unbroken arc of a circle (tray-view pixels), in whole degrees, along which the
     grey view has an edge across the circle: within ``RIM_BAND_PX`` of it, a gradient of at least
     ``min_gradient`` (3 x 3 Sobel on a lightly blurred view) pointing along the radius."""
-    reach = int(radius + RIM_BAND_PX[-1]) + 3
-    gx, gy, cx, cy = _gradients(gray, centre, reach)
-    cos, sin = _COS, _SIN
-    hit = np.zeros(360, bool)
-    for dr in RIM_BAND_PX:
-        px = np.clip(np.round(cx + (radius + dr) * cos).astype(int), 0, 2 * reach)
-        py = np.clip(np.round(cy + (radius + dr) * sin).astype(int), 0, 2 * reach)
-        ex, ey = gx[py, px], gy[py, px]
-        strength = np.hypot(ex, ey)
-        hit |= (strength >= min_gradient) & (np.abs(ex * cos + ey * sin) >= RIM_ALONG_RADIUS * strength)
-    return _longest_run(hit)
+    strongest, _ = _rim_edges(gray, centre, radius, min_gradient)
+    return _longest_run(strongest > 0)
 
 
-def rim_turn_degrees(gray: NDArray[Any], centre: tuple[float, float], radius: float, min_gradient: float) -> float:
-    """How far, on average, the edges along a circle's longest rim arc (as :func:`rim_arc_degrees`
-    finds it) turn away from its radius, in degrees: per degree of the arc, the strongest edge in
-    the band. A coin's rim is round, so its gradient points along the radius all the way (5-9
-    degrees on the tuning renders, noise); a chain of straight cube edges that happens to follow a
-    coin-sized circle turns away from it along each edge, by up to 19 degrees where an edge crosses
-    the band's middle and 9.4 on average there (tuning seed 5417 ``t0045``: two cubes leaning
-    together, 174 degrees of arc, 13.3 degrees of turn). 90 for a circle with no rim."""
+def _rim_edges(gray: NDArray[Any], centre: tuple[float, float], radius: float,
+               min_gradient: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per degree round a circle, the strongest edge across it within ``RIM_BAND_PX``: its
+    gradient (0 where none is at least ``min_gradient`` and within ``RIM_ALONG_RADIUS`` of the
+    radius) and how far it turns from the radius, in degrees (90 where there is none)."""
     reach = int(radius + RIM_BAND_PX[-1]) + 3
     gx, gy, cx, cy = _gradients(gray, centre, reach)
     cos, sin = _COS, _SIN
@@ -221,6 +209,18 @@ def rim_turn_degrees(gray: NDArray[Any], centre: tuple[float, float], radius: fl
         better = (strength >= min_gradient) & (along >= RIM_ALONG_RADIUS * strength) & (strength > strongest)
         strongest[better] = strength[better]
         turn[better] = np.degrees(np.arccos(np.clip(along[better] / strength[better], 0.0, 1.0)))
+    return strongest, turn
+
+
+def rim_turn_degrees(gray: NDArray[Any], centre: tuple[float, float], radius: float, min_gradient: float) -> float:
+    """How far, on average, the edges along a circle's longest rim arc (as :func:`rim_arc_degrees`
+    finds it) turn away from its radius, in degrees: per degree of the arc, the strongest edge in
+    the band. A coin's rim is round, so its gradient points along the radius all the way (5-9
+    degrees on the tuning renders, noise); a chain of straight cube edges that happens to follow a
+    coin-sized circle turns away from it along each edge, by up to 19 degrees where an edge crosses
+    the band's middle and 9.4 on average there (tuning seed 5417 ``t0045``: two cubes leaning
+    together, 174 degrees of arc, 13.3 degrees of turn). 90 for a circle with no rim."""
+    strongest, turn = _rim_edges(gray, centre, radius, min_gradient)
     start, length = _longest_run_at(strongest > 0)
     if length == 0:
         return 90.0
