@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -35,14 +34,14 @@ from calibration.fit_counter_doubt import tuning_scenes  # noqa: E402
 from calibration.tray_dev import calibration_profile  # noqa: E402
 from vision.counter import TrayCounter, guards  # noqa: E402
 from vision.counter.coin_circles import (  # noqa: E402
+    EVEN_FACE,
     coin_sized_circles,
     ellipse_rim,
-    plain_share,
-    plain_share_in_disc,
+    plain_face,
+    rim_arc,
     rim_arc_degrees,
-    rim_turn_degrees,
 )
-from vision.counter.frame import Frame, Prepared, grey_spread_under  # noqa: E402
+from vision.counter.frame import Frame, Prepared  # noqa: E402
 from vision.counter.tuning import PPM  # noqa: E402
 from vision.imageio import read_image  # noqa: E402
 
@@ -69,31 +68,24 @@ class Circle:
 
 def measured(prep: Prepared, frame: Frame, scene: str, kind: str) -> list[Circle]:
     """Every circle ``flat_discs`` would judge in ``frame``, with the measures its tests use. A plain
-    disc's rim counts only for a disc that passes the plain and even tests (the only ones the
-    rim bar decides); the tilted rim only within the coin's ellipse size range."""
+    disc's rim counts only for a disc whose face is plain and evenly lit (``plain_face``: the
+    discs the plain rim bar decides); the tilted rim only for an ellipse of a coin's size."""
     assert frame.gray is not None and frame.labels is not None
     t, ppm = prep.tuning, float(PPM)
     found = coin_sized_circles(prep, frame)
     out = []
     for x, y, r in found.flat:
-        at = (int(round(x)), int(round(y)))
-        inside = np.zeros(frame.gray.shape, np.uint8)
-        cv2.circle(inside, at, int(0.8 * r), 1, -1)
-        if (plain_share(frame.labels[inside > 0]) >= t.DISC_MIN_PLAIN_SHARE
-                and plain_share_in_disc(frame.labels, at, int(0.5 * r)) >= t.DISC_MIN_MIDDLE_PLAIN_SHARE
-                and grey_spread_under(frame.gray, inside) <= t.DISC_MAX_SHADING):
+        if plain_face(prep, frame, (x, y), r) == EVEN_FACE:
             out.append(Circle(scene, kind, "plain disc's rim arc", rim_arc_degrees(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT),
                               2 * r / ppm))
     for x, y, r in found.outlined:
-        arc = rim_arc_degrees(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)
-        out.append(Circle(scene, kind, "any circle's rim arc", arc, 2 * r / ppm))
-        if arc >= (t.DISC_OUTLINE_RIM_DEG if kind == "coin" else TURN_FROM_ARC):
-            out.append(Circle(scene, kind, "rim's turn from the radius",
-                              round(rim_turn_degrees(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT), 1), 2 * r / ppm))
+        rim = rim_arc(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)
+        out.append(Circle(scene, kind, "any circle's rim arc", rim.degrees, 2 * r / ppm))
+        if rim.degrees >= (t.DISC_OUTLINE_RIM_DEG if kind == "coin" else TURN_FROM_ARC):
+            out.append(Circle(scene, kind, "rim's turn from the radius", round(rim.turn, 1), 2 * r / ppm))
         tilted = ellipse_rim(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)
-        major, minor = tilted.major_px / ppm, tilted.minor_px / ppm
-        if t.DISC_ELLIPSE_MAJOR_MM[0] <= major <= t.DISC_ELLIPSE_MAJOR_MM[1] and minor >= t.DISC_ELLIPSE_MIN_ASPECT * major:
-            out.append(Circle(scene, kind, "tilted rim's arc", tilted.arc, major))
+        if tilted.coin_sized(t):
+            out.append(Circle(scene, kind, "tilted rim's arc", tilted.arc, tilted.major_px / ppm))
     return out
 
 

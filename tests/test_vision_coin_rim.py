@@ -168,13 +168,13 @@ def test_straight_edges_that_follow_a_coin_sized_circle_turn_from_its_radius(pre
     Along a straight side the edge turns away from the radius, by up to 19 degrees across the
     circle's band; along a coin's round rim it does not. A regular polygon of straight sides round
     the circle has the rim arc of a coin, but turns too far to be one; the round rim does not."""
-    from vision.counter.coin_circles import rim_turn_degrees
+    from vision.counter.coin_circles import rim_arc
 
     t = prep.tuning
     round_rim, centre, radius = _rim_on_plate(None)
     sides, _, _ = _rim_on_plate(8)
     assert rim_arc_degrees(round_rim, centre, radius, t.DISC_RIM_GRADIENT) == 360
     assert rim_arc_degrees(sides, centre, radius, t.DISC_RIM_GRADIENT) >= t.DISC_OUTLINE_RIM_DEG  # as long as a coin's
-    assert rim_turn_degrees(round_rim, centre, radius, t.DISC_RIM_GRADIENT) <= t.DISC_RIM_MAX_TURN_DEG
-    assert rim_turn_degrees(sides, centre, radius, t.DISC_RIM_GRADIENT) > t.DISC_RIM_MAX_TURN_DEG
-    assert rim_turn_degrees(np.full_like(sides, 200), centre, radius, t.DISC_RIM_GRADIENT) == 90.0  # no rim at all
+    assert rim_arc(round_rim, centre, radius, t.DISC_RIM_GRADIENT).turn <= t.DISC_RIM_MAX_TURN_DEG
+    assert rim_arc(sides, centre, radius, t.DISC_RIM_GRADIENT).turn > t.DISC_RIM_MAX_TURN_DEG
+    assert rim_arc(np.full_like(sides, 200), centre, radius, t.DISC_RIM_GRADIENT) == (0, 90.0)  # no rim at all

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from vision.colour import BACKGROUND, UNKNOWN
 from vision.counter.frame import Frame, Prepared, grey_spread_under
-from vision.counter.tuning import PPM
+from vision.counter.tuning import PPM, Tuning
 
 
 class CoinCircles(NamedTuple):
@@ -113,6 +113,23 @@ def is_plain_disc(prep: Prepared, frame: Frame, centre: tuple[float, float], rad
     alone are evenly lit and its rim is an edge across the circle over a long unbroken arc
     (:func:`rim_arc_degrees`, ``DISC_COVERED_RIM_DEG``): a coin's rim is round, the edges of cubes
     around a gap of bare plate are straight and meet the circle only here and there."""
+    face = plain_face(prep, frame, centre, radius)
+    if face is None:
+        return False
+    assert frame.gray is not None
+    t = prep.tuning
+    rim = rim_arc_degrees(frame.gray, centre, radius, t.DISC_RIM_GRADIENT)
+    return rim >= (t.DISC_PLAIN_RIM_DEG if face == EVEN_FACE else t.DISC_COVERED_RIM_DEG)
+
+
+EVEN_FACE, COVERED_FACE = "even", "covered"
+
+
+def plain_face(prep: Prepared, frame: Frame, centre: tuple[float, float], radius: float) -> str | None:
+    """What the inside of a circle is of the faces :func:`is_plain_disc` takes for a coin's, before
+    its rim is looked at: ``EVEN_FACE`` (mostly of no cube colour, its middle almost all of it, the
+    whole disc evenly lit), ``COVERED_FACE`` (so, but even only on its pixels of no cube colour: a
+    cube over the coin's rim), or None."""
     assert frame.gray is not None and frame.labels is not None
     t = prep.tuning
     at = (int(round(centre[0])), int(round(centre[1])))
@@ -120,12 +137,11 @@ def is_plain_disc(prep: Prepared, frame: Frame, centre: tuple[float, float], rad
     cv2.circle(inside, at, int(0.8 * radius), 1, -1)
     if (plain_share(frame.labels[inside > 0]) < t.DISC_MIN_PLAIN_SHARE
             or plain_share_in_disc(frame.labels, at, int(0.5 * radius)) < t.DISC_MIN_MIDDLE_PLAIN_SHARE):
-        return False
-    rim = rim_arc_degrees(frame.gray, centre, radius, t.DISC_RIM_GRADIENT)
+        return None
     if grey_spread_under(frame.gray, inside) <= t.DISC_MAX_SHADING:
-        return rim >= t.DISC_PLAIN_RIM_DEG
+        return EVEN_FACE
     plain = inside & plain_pixels(frame.labels).view(np.uint8)
-    return grey_spread_under(frame.gray, plain) <= t.DISC_MAX_SHADING and rim >= t.DISC_COVERED_RIM_DEG
+    return COVERED_FACE if grey_spread_under(frame.gray, plain) <= t.DISC_MAX_SHADING else None
 
 
 RIM_BAND_PX = np.arange(-1.5, 1.6, 0.5)  # how far off the circle an edge may lie (the circle search's error)
@@ -145,6 +161,21 @@ class EllipseRim(NamedTuple):
     major_px: float
     minor_px: float
 
+    def coin_sized(self, tuning: Tuning) -> bool:
+        """Whether the ellipse is a coin's seen tilted: its long axis within
+        ``DISC_ELLIPSE_MAJOR_MM``, its short one at least ``DISC_ELLIPSE_MIN_ASPECT`` of it."""
+        major, minor = self.major_px / PPM, self.minor_px / PPM
+        low, high = tuning.DISC_ELLIPSE_MAJOR_MM
+        return low <= major <= high and minor >= tuning.DISC_ELLIPSE_MIN_ASPECT * major
+
+
+class RimArc(NamedTuple):
+    """A circle's rim (:func:`rim_arc`): the longest unbroken arc along which an edge crosses the
+    circle, in whole degrees, and how far on average its edges turn from the radius there."""
+
+    degrees: int
+    turn: float
+
 
 def _gradients(gray: NDArray[Any], centre: tuple[float, float], reach: int
                ) -> tuple[NDArray[Any], NDArray[Any], float, float]:
@@ -160,17 +191,9 @@ def _gradients(gray: NDArray[Any], centre: tuple[float, float], reach: int
             centre[0] - x0, centre[1] - y0)
 
 
-def _longest_run(hit: NDArray[np.bool_]) -> int:
-    """The longest run of True in a ring of 360 degrees."""
-    if hit.all():
-        return 360
-    runs = np.diff(np.concatenate([[0], np.roll(hit, -int(np.argmin(hit))).astype(np.int8), [0]]))
-    return int((np.flatnonzero(runs == -1) - np.flatnonzero(runs == 1)).max(initial=0))
-
-
-def _longest_run_at(hit: NDArray[np.bool_]) -> tuple[int, int]:
-    """Where the longest run of True in a ring of 360 degrees starts, and its length (the first
-    such run after the ring's first False, as :func:`_longest_run` counts it)."""
+def _longest_run(hit: NDArray[np.bool_]) -> tuple[int, int]:
+    """Where the longest run of True in a ring of 360 degrees starts, and its length (the first of
+    the longest, counted from the ring's first False)."""
     if hit.all():
         return 0, 360
     shift = int(np.argmin(hit))
@@ -187,7 +210,7 @@ def rim_arc_degrees(gray: NDArray[Any], centre: tuple[float, float], radius: flo
     grey view has an edge across the circle: within ``RIM_BAND_PX`` of it, a gradient of at least
     ``min_gradient`` (3 x 3 Sobel on a lightly blurred view) pointing along the radius."""
     strongest, _ = _rim_edges(gray, centre, radius, min_gradient)
-    return _longest_run(strongest > 0)
+    return _longest_run(strongest > 0)[1]
 
 
 def _rim_edges(gray: NDArray[Any], centre: tuple[float, float], radius: float,
@@ -212,19 +235,19 @@ def _rim_edges(gray: NDArray[Any], centre: tuple[float, float], radius: float,
     return strongest, turn
 
 
-def rim_turn_degrees(gray: NDArray[Any], centre: tuple[float, float], radius: float, min_gradient: float) -> float:
-    """How far, on average, the edges along a circle's longest rim arc (as :func:`rim_arc_degrees`
-    finds it) turn away from its radius, in degrees: per degree of the arc, the strongest edge in
-    the band. A coin's rim is round, so its gradient points along the radius all the way (5-9
-    degrees on the tuning renders, noise); a chain of straight cube edges that happens to follow a
-    coin-sized circle turns away from it along each edge, by up to 19 degrees where an edge crosses
-    the band's middle and 9.4 on average there (tuning seed 5417 ``t0045``: two cubes leaning
-    together, 174 degrees of arc, 13.3 degrees of turn). 90 for a circle with no rim."""
+def rim_arc(gray: NDArray[Any], centre: tuple[float, float], radius: float, min_gradient: float) -> RimArc:
+    """A circle's longest rim arc (as :func:`rim_arc_degrees`), and how far, on average, its edges
+    turn away from the radius along it, in degrees (per degree of the arc, the strongest edge in the
+    band; 90 for a circle with no rim). A coin's rim is round, so its gradient points along the
+    radius all the way (5-9 degrees on the tuning renders, noise); a chain of straight cube edges
+    that happens to follow a coin-sized circle turns away from it along each edge, by up to 19
+    degrees where an edge crosses the band's middle and 9.4 on average there (tuning seed 5417
+    ``t0045``: two cubes leaning together, 174 degrees of arc, 13.3 degrees of turn)."""
     strongest, turn = _rim_edges(gray, centre, radius, min_gradient)
-    start, length = _longest_run_at(strongest > 0)
+    start, length = _longest_run(strongest > 0)
     if length == 0:
-        return 90.0
-    return float(turn[(start + np.arange(length)) % 360].mean())
+        return RimArc(0, 90.0)
+    return RimArc(length, float(turn[(start + np.arange(length)) % 360].mean()))
 
 
 def ellipse_rim(gray: NDArray[Any], centre: tuple[float, float], radius: float, min_gradient: float) -> EllipseRim:
@@ -263,7 +286,7 @@ def ellipse_rim(gray: NDArray[Any], centre: tuple[float, float], radius: float, 
         kept = np.abs(np.hypot(u, v) - 1) * min(width, height) / 2 < ELLIPSE_FIT_PX
     hit = np.zeros(360, bool)
     hit[rays[kept]] = True
-    return EllipseRim(_longest_run(hit), max(width, height), min(width, height))
+    return EllipseRim(_longest_run(hit)[1], max(width, height), min(width, height))
 
 
 def plain_share_in_disc(labels: NDArray[Any], centre: tuple[int, int], radius: int) -> float:

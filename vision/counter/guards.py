@@ -16,8 +16,7 @@ from vision.counter.coin_circles import (
     coin_sized_circles,
     ellipse_rim,
     is_plain_disc,
-    rim_arc_degrees,
-    rim_turn_degrees,
+    rim_arc,
 )
 from vision.counter.frame import (
     Core,
@@ -114,7 +113,7 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
     only at the search's loosest bar, neither plain nor near-perfect there; it is refused where its
     rim is an edge across the circle over a long unbroken arc (:func:`rim_arc_degrees`,
     ``DISC_OUTLINE_RIM_DEG``) that stays across the radius as a round rim does
-    (:func:`rim_turn_degrees`, ``DISC_RIM_MAX_TURN_DEG``), which the straight edges of cubes do not
+    (:func:`rim_arc`, ``DISC_RIM_MAX_TURN_DEG``), which the straight edges of cubes do not
     draw, even where several of them follow a circle; or, a coin tilted so
     far that a circle fits it only at its ends, where its rim is an ellipse of a coin's size over
     as long an arc (:func:`ellipse_rim`)."""
@@ -136,16 +135,14 @@ def flat_discs(prep: Prepared, frame: Frame, perfectness: float | None = None) -
     for x, y, r in found.outlined:
         if any(np.hypot(x - f[0], y - f[1]) < max(r, f[2]) for f in taken):
             continue  # the same coin, refused already
-        arc = rim_arc_degrees(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)
-        if arc >= t.DISC_OUTLINE_RIM_DEG and rim_turn_degrees(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT) <= t.DISC_RIM_MAX_TURN_DEG:
-            refuse(x, y, r, f"a round object {2 * r / PPM:.0f} mm across, its rim unbroken over {arc} degrees")
+        rim = rim_arc(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)
+        if rim.degrees >= t.DISC_OUTLINE_RIM_DEG and rim.turn <= t.DISC_RIM_MAX_TURN_DEG:
+            refuse(x, y, r, f"a round object {2 * r / PPM:.0f} mm across, its rim unbroken over {rim.degrees} degrees")
             continue
         tilted = ellipse_rim(frame.gray, (x, y), r, t.DISC_RIM_GRADIENT)
-        major, minor = tilted.major_px / PPM, tilted.minor_px / PPM
-        if (tilted.arc >= t.DISC_OUTLINE_RIM_DEG and t.DISC_ELLIPSE_MAJOR_MM[0] <= major <= t.DISC_ELLIPSE_MAJOR_MM[1]
-                and minor >= t.DISC_ELLIPSE_MIN_ASPECT * major):
-            refuse(x, y, r, f"a round object seen tilted ({major:.0f} x {minor:.0f} mm), its rim unbroken over "
-                            f"{tilted.arc} degrees")
+        if tilted.arc >= t.DISC_OUTLINE_RIM_DEG and tilted.coin_sized(t):
+            refuse(x, y, r, f"a round object seen tilted ({tilted.major_px / PPM:.0f} x {tilted.minor_px / PPM:.0f} mm), "
+                            f"its rim unbroken over {tilted.arc} degrees")
     return frame.detections(pending)
 
 
