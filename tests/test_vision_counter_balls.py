@@ -13,7 +13,7 @@ import pytest
 import simulation.synthetic_profile as calibration_synthetic
 from vision.colour import COLOUR_CODES, UNKNOWN
 from vision.counter.balls import balls, heads_as_pawns
-from vision.counter.frame import Core, Frame, Prepared
+from vision.counter.frame import Core, Frame, Prepared, grey_spread
 from vision.counter.tuning import PPM
 from vision.plate import TRAY_VIEW
 
@@ -400,3 +400,24 @@ def test_a_blue_head_between_blue_cubes_needs_less_shading_than_a_black_one(prep
     assert t.BALL_DEEP_SHADING <= _shading(blue) < t.BALL_DEEP_SHADING_BLACK
     assert [c for *_, c in balls(prep, blue)] == ["blue"]
     assert balls(prep, black) == []
+
+
+def test_a_head_at_the_views_edge_keeps_its_outline_inside_the_view(prep) -> None:
+    """A head found with its circle reaching past the view's edge (here half a pixel past the last
+    column once rounded) becomes a core whose outline stops at the edge: the stages after it cut each
+    core's box out of the view by its outline, and a box past the edge made the patch forest's
+    brightness measure raise (``cv2.meanStdDev``: the mask larger than the view's part under it),
+    so the frame was not read at all."""
+    centre = (WIDTH - 11.0, 120.0)
+    frame = _ball("purple", centre=centre)
+    found = balls(prep, frame)
+    assert len(found) == 1 and found[0][0] + found[0][2] > WIDTH - 1  # the circle reaches past the edge
+    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH]
+    piece = np.hypot(xx - centre[0], yy - centre[1]) <= 3.5 * PPM
+    out = heads_as_pawns(prep, frame, [_piece("purple", piece)])
+    assert len(out) == 1 and out[0].ball
+    outline = out[0].contour.reshape(-1, 2)
+    assert outline[:, 0].min() >= 0 and outline[:, 0].max() <= WIDTH - 1
+    assert outline[:, 1].min() >= 0 and outline[:, 1].max() <= HEIGHT - 1
+    assert frame.gray is not None
+    assert grey_spread(frame.gray, out[0]) > 0.0  # measured, not raised

@@ -64,6 +64,9 @@ def heads_as_pawns(prep: Prepared, frame: Frame, cores: list[Core]) -> list[Core
         lightness = (sum(c.lightness * c.area_mm2 for c in pieces) / sum(c.area_mm2 for c in pieces)
                      if pieces else prep.pawn_l[colour])
         outline = np.asarray(cv2.ellipse2Poly((int(round(x)), int(round(y))), (int(round(r)), int(round(r))), 0, 0, 360, 15))
+        # a head by the view's edge: its outline stops there, as a core found in the view does (the
+        # stages after cut each core's box out of the view by its outline)
+        outline = np.clip(outline, 0, (frame.gray.shape[1] - 1, frame.gray.shape[0] - 1))
         r_mm = r / PPM
         out = replace_cores(out, pieces + merged, Core(colour, math.pi * r_mm * r_mm, r_mm, math.pi / 4, 1.0, lightness,
                                                        outline, (x, y), length_mm=2 * r_mm, width_mm=2 * r_mm, ball=True))
