@@ -88,6 +88,9 @@ TUNING_SETS = (
     TuningSet(5417, 60,
               what="the shared mix the issue is judged on, 60 scenes no model was fitted on: for judging a change there "
                    "before any held-out set is read (most tuning sets since 5410 are piles)"),
+    TuningSet(5418, 60, (20, 45),
+              what="piles no model was fitted on, declared before rendering: for judging a change to the pile "
+                   "stages (touching faces read one short, the commonest pile miss) before any held-out set is read"),
 )
 
 
