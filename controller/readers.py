@@ -22,7 +22,7 @@ from controller.i18n import LANGUAGES, translate
 from vision.annotate import annotate
 from vision.errors import UnreadableImage
 from vision.imageio import check_frame, write_image
-from vision.reading import TrayReading
+from vision.reading import TrayReading, guarded_count
 from vision.settle import SettleDetector, settle_camera
 
 _WRITER: ThreadPoolExecutor | None = None
@@ -111,7 +111,7 @@ class CameraReader:
             # beside the counting, and the record waits for it below.
             raw_written = _writer().submit(write_image, raw, frame, _raw_png())
         try:  # a camera gone grayscale or a cropped frame is unusable, never read as black cubes
-            reading = self.counter.count(check_frame(frame, "the camera's frame"))
+            reading = guarded_count(self.counter, check_frame(frame, "the camera's frame"))
         except UnreadableImage as exc:
             reading = TrayReading.unusable(str(exc))
         annotated_in: dict[str, Path] = {}

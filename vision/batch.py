@@ -4,7 +4,8 @@ Everything heavy (marker detector, colour lookup table) lives in the ``TrayCount
 each file is read, counted and, on request, annotated. An unreadable file (damaged, too large to
 decode, too small to hold the tray, grayscale: ``vision.imageio.read_frame``) becomes an unusable
 reading naming the problem, and the others are still counted; so does an annotated image that
-cannot be written (``write_error``).
+cannot be written (``write_error``), and a photo the counter itself fails on
+(:func:`vision.reading.guarded_count`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from vision.caption import Say
 from vision.counter import TrayCounter
 from vision.errors import UnreadableImage
 from vision.imageio import read_frame, write_image
-from vision.reading import TrayReading
+from vision.reading import TrayReading, guarded_count
 
 
 @dataclass
@@ -46,7 +47,7 @@ def count_files(counter: TrayCounter, paths: Iterable[str], annotate_dir: Path |
         except UnreadableImage as exc:
             yield FileResult(path, TrayReading.unusable(f"unreadable image: {exc}"), True)
             continue
-        reading = counter.count(frame)
+        reading = guarded_count(counter, frame)
         out: Path | None = None
         error = None
         if annotate_dir is not None:

@@ -5,11 +5,13 @@ the drop cycle (the camera reader adds the photos it wrote and whether the tray 
 that knows the tray exactly, as in crash and soak runs, builds one with the defaults: usable,
 certain, trusted). :meth:`TrayReading.to_record` is the form a reading takes in the records (and
 the session's state); :meth:`TrayReading.from_record` reads it back. ``to_json`` is the other,
-older contract: the object ``tower count --json`` prints.
+older contract: the object ``tower count --json`` prints. :func:`guarded_count` is how the station
+and ``tower count`` ask a counter for one.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,3 +146,26 @@ class TrayReading:
                              for c, options in self.alternatives.items()},
             "alternatives_cover": round(float(self.alternatives_cover), 3) if self.usable else 0.0,
         }
+
+
+log = logging.getLogger("vision.counter")
+
+COUNTER_FAULT = ("the counter failed on this photo ({why}): a fault in the station's software, not in the "
+                 "tray; count the tray by hand")
+"""The reason of a reading the counter could not finish (:func:`guarded_count`)."""
+
+
+def guarded_count(counter: Any, frame_bgr: NDArray[Any]) -> TrayReading:
+    """``counter.count(frame_bgr)``, where a fault inside the counter (a bug in one of its stages,
+    not a bad photo: those are unusable readings already) becomes an unusable reading that says so,
+    its traceback logged. The station and ``tower count`` read through this: at the table the drop
+    cycle reads again and then asks the host, and the photo already written stays, where a raised
+    error would stop the drop and fail again on every resume. The benches and tests call ``count``
+    itself, so that a fault shows there as the error it is."""
+    try:
+        reading: TrayReading = counter.count(frame_bgr)
+    except Exception as exc:  # noqa: BLE001 - any fault of the counter's own is reported, never raised at the table
+        log.exception("the counter failed on a frame")
+        kind = type(exc).__name__ if type(exc).__module__ == "builtins" else f"{type(exc).__module__}.{type(exc).__name__}"
+        return TrayReading.unusable(COUNTER_FAULT.format(why=f"{kind}: {exc}".strip()))
+    return reading
