@@ -17,6 +17,7 @@ from vision.errors import UnreadableImage
 from vision.geometry import ALL_COLOURS, PLAYER_COLOURS
 from vision.imageio import read_image
 from vision.profile import ColourProfile
+from vision.reading import guarded_count
 
 
 def parse_pairs(items: list[str], what: str) -> dict[str, list[str]]:
@@ -108,7 +109,7 @@ def check_image(profile: ColourProfile, image: str, out: Path, say: Callable[[st
     """Count one shot with the profile and write the annotated picture, captioned in the words ``say``
     gives (the reader's language; English by default); returns the JSON line."""
     frame = _read(image)
-    reading = TrayCounter(profile).count(frame)
+    reading = guarded_count(TrayCounter(profile), frame)  # a fault in the counter is said, not raised
     out.parent.mkdir(parents=True, exist_ok=True)
     if not cv2.imwrite(str(out), annotate(frame, reading, say)):
         raise CalibrationError(f"could not write {out}")

@@ -89,3 +89,22 @@ def test_the_fault_is_said_in_german_too() -> None:
     said = translate("the frame is unusable: " + COUNTER_FAULT.format(why=f"cv2.error: {FAULT}"), "de")
     assert said.startswith("das Bild ist unbrauchbar: der Zähler ist an diesem Foto gescheitert (cv2.error: ")
     assert said.endswith("die Schale von Hand zählen") and FAULT in said
+
+
+def test_the_calibration_check_shot_says_a_counter_fault_and_still_writes_its_picture(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import simulation.synthetic_profile as synthetic
+    from calibration.colours import check_image
+    from vision.counter import TrayCounter
+
+    def broken(self: TrayCounter, frame: Any) -> TrayReading:
+        raise cv2.error(FAULT)
+
+    monkeypatch.setattr(TrayCounter, "count", broken)
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    frame[..., 2] = 150
+    frame[::2, :, 1] = 90
+    cv2.imwrite(str(tmp_path / "check.png"), frame)
+    line = check_image(synthetic.synthetic_profile(), str(tmp_path / "check.png"), tmp_path / "out" / "check.png")
+    assert line["usable"] is False and "the counter failed on this photo (cv2.error: " in line["reason"]
+    assert (tmp_path / "out" / "check.png").is_file()
