@@ -91,6 +91,9 @@ TUNING_SETS = (
     TuningSet(5418, 60, (20, 45),
               what="piles no model was fitted on, declared before rendering: for judging a change to the pile "
                    "stages (touching faces read one short, the commonest pile miss) before any held-out set is read"),
+    TuningSet(5419, 40, (20, 45),
+              what="more piles no model was fitted on, declared before rendering: 5418 judged the refit of "
+                   "2026-12-08 and was then tuned on, so a change to touching faces needs piles of its own"),
 )
 
 
