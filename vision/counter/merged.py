@@ -5,7 +5,9 @@ Up to the largest silhouette one cube can show from above (a tilted cube: its fa
 seen tilted (two flat cubes side by side fill a 10 x 20 rectangle). Beyond that, faces merged where
 seams were missed: the area gives a bracket (every face whole: area over a face's core; faces
 partly hidden by their neighbours, as in a pile: a first face and then about a face per extra
-cube), and the faces counted part by part once the core is cut at its necks pick inside it.
+cube), and the faces counted part by part once the core is cut at its necks pick inside it. Where
+the brightest part of touching faces is one clean top square, each piece of them beyond it large
+enough to be a cube is one (:func:`pieces_beyond_top`): two cubes partly under a third.
 """
 
 from __future__ import annotations
@@ -108,6 +110,9 @@ def _cubes_in(prep: Prepared, core: Core, gray: NDArray[Any] | None, side_band_m
     if piled < whole and n == whole and cut < whole and dimmed < t.PILE_DARK_SHADE:
         # Leaning faces (darker than flat tops) each show a side too: the pile's area per cube.
         n = piled
+    if n < hi and gray is not None:
+        # Each piece beyond a clean top square is another cube's top or side: a cube partly under it.
+        n = min(hi, max(n, 1 + sum(a >= t.PEEL_PIECE_MM2 for a in pieces_beyond_top(prep, gray, core))))
     if lo == hi:
         return Count(n, "touching", MERGED_SCORE, None, lo, hi, steps=cut)
     return Count(n, "touching", MERGED_SCORE ** (hi - lo + 1),
@@ -149,6 +154,25 @@ def beyond_top_square(prep: Prepared, gray: NDArray[Any], core: Core) -> float:
     lower cube's top beside it lies in its contact shadow. The top is the pixels within
     ``TOP_SHARE`` of the core's bright quartile; when they make one face-sized square filling its
     rectangle, what of the core lies outside that square is not this cube."""
+    beyond = _beyond_top(prep, gray, core, prep.tuning.TOP_SHARE)
+    return float(np.count_nonzero(beyond)) / PPM**2 if beyond is not None else 0.0
+
+
+def pieces_beyond_top(prep: Prepared, gray: NDArray[Any], core: Core) -> list[float]:
+    """The areas (mm2) of the pieces of a core beyond its top square, the top found at
+    ``PEEL_TOP_SHARE`` of its bright quartile; none where it has no clean top square. Touching faces
+    where two cubes lie partly under a third show as its top and a piece of each around it."""
+    beyond = _beyond_top(prep, gray, core, prep.tuning.PEEL_TOP_SHARE)
+    if beyond is None:
+        return []
+    n, _, stats, _ = cv2.connectedComponentsWithStats(beyond, connectivity=4)
+    return [float(a) / PPM**2 for a in stats[1:n, cv2.CC_STAT_AREA]]
+
+
+def _beyond_top(prep: Prepared, gray: NDArray[Any], core: Core, share: float) -> NDArray[Any] | None:
+    """The pixels of a core beyond the square of its top (in the core's box, a pixel around it;
+    opened by 3 pixels), the top being the pixels within ``share`` of its bright quartile; None
+    where those do not make one face-sized square filling its rectangle."""
     t = prep.tuning
     height, width = gray.shape
     x, y, w, h = cv2.boundingRect(core.contour.astype(np.int32))
@@ -158,21 +182,20 @@ def beyond_top_square(prep: Prepared, gray: NDArray[Any], core: Core) -> float:
     cv2.drawContours(mask, [(core.contour - [x0, y0]).reshape(-1, 1, 2).astype(np.int32)], -1, 1, -1)
     grey = cv2.medianBlur(np.ascontiguousarray(gray[y0:y1, x0:x1]), 3).astype(np.float32)
     bright_level = float(np.percentile(grey[mask > 0], 75))
-    top: NDArray[Any] = ((mask > 0) & (grey >= t.TOP_SHARE * bright_level)).astype(np.uint8)
+    top: NDArray[Any] = ((mask > 0) & (grey >= share * bright_level)).astype(np.uint8)
     top = cv2.morphologyEx(top, cv2.MORPH_OPEN, prep.k3)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(top, connectivity=4)
     if n <= 1:
-        return 0.0
+        return None
     top = (comp == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
     rect = cv2.minAreaRect(largest_contour(top).astype(np.float32))
     side_lo, side_hi = sorted(v / PPM for v in rect[1])
     if (np.count_nonzero(top) / max(rect[1][0] * rect[1][1], 1.0) < t.TOP_SQUARE_FILL
             or side_lo < t.TOP_SQUARE_SIDES_MM[0] or side_hi > t.TOP_SQUARE_SIDES_MM[1]):
-        return 0.0
+        return None
     square = np.zeros_like(mask)
     cv2.fillPoly(square, [cv2.boxPoints(rect).round().astype(np.int32)], 1)
-    beyond = cv2.morphologyEx(((mask > 0) & (square == 0)).astype(np.uint8), cv2.MORPH_OPEN, prep.k3)
-    return float(np.count_nonzero(beyond)) / PPM**2
+    return np.asarray(cv2.morphologyEx(((mask > 0) & (square == 0)).astype(np.uint8), cv2.MORPH_OPEN, prep.k3))
 
 
 def cubes_in_part(prep: Prepared, area_mm2: float, length_mm: float, cells: int) -> int:
