@@ -209,8 +209,7 @@ def rim_arc_degrees(gray: NDArray[Any], centre: tuple[float, float], radius: flo
     """The longest unbroken arc of a circle (tray-view pixels), in whole degrees, along which the
     grey view has an edge across the circle: within ``RIM_BAND_PX`` of it, a gradient of at least
     ``min_gradient`` (3 x 3 Sobel on a lightly blurred view) pointing along the radius."""
-    strongest, _ = _rim_edges(gray, centre, radius, min_gradient)
-    return _longest_run(strongest > 0)[1]
+    return rim_arc(gray, centre, radius, min_gradient).degrees
 
 
 def _rim_edges(gray: NDArray[Any], centre: tuple[float, float], radius: float,
